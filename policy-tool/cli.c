@@ -1,0 +1,247 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "cli.h"
+#include "util.h"
+
+#include <getopt.h>
+#include <string.h>
+
+enum {
+	OPT_EXEC = 0x100,
+	OPT_LIB,
+	OPT_ALL,
+	OPT_IGNORE_WRITERS,
+};
+
+#define F_JSON	0x1	/* takes --json */
+#define F_ADD	0x2	/* takes the scope options */
+
+static const struct command_desc {
+	const char *name;
+	enum command cmd;
+	int min_args;
+	int max_args;
+	unsigned int flags;
+} commands[] = {
+	{ "status", CMD_STATUS, 0, 0, F_JSON },
+	{ "mode", CMD_MODE, 0, 1, 0 },
+	{ "add", CMD_ADD, 1, -1, F_ADD },
+	{ "del", CMD_DEL, 1, -1, 0 },
+	{ "clear", CMD_CLEAR, 0, 0, 0 },
+	{ "list", CMD_LIST, 0, 0, F_JSON },
+	{ "load", CMD_LOAD, 1, 1, 0 },
+	{ "save", CMD_SAVE, 0, 0, 0 },
+	{ "why", CMD_WHY, 1, 1, F_JSON },
+	{ "stats", CMD_STATS, 0, 0, F_JSON },
+};
+
+static const struct option global_opts[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ "json", no_argument, NULL, 'j' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct option command_opts[] = {
+	{ "help", no_argument, NULL, 'h' },
+	{ "json", no_argument, NULL, 'j' },
+	{ "exec", no_argument, NULL, OPT_EXEC },
+	{ "lib", no_argument, NULL, OPT_LIB },
+	{ "all", no_argument, NULL, OPT_ALL },
+	{ "ignore-writers", no_argument, NULL, OPT_IGNORE_WRITERS },
+	{ NULL, 0, NULL, 0 },
+};
+
+void cli_usage(FILE *f)
+{
+	fputs("Usage:\n"
+	      " " PROGRAM_NAME " [options] <command> [<args>]\n"
+	      "\n"
+	      "Show and change the policy of the denywrite LSM, which refuses\n"
+	      "writes (ETXTBSY) to files that are being executed or mapped\n"
+	      "executable.\n"
+	      "\n"
+	      "Commands:\n"
+	      " status                    is denywrite active; mode, rules, counters\n"
+	      " mode [off|audit|enforce]  show or set the mode\n"
+	      " add [--exec|--lib|--all] [--ignore-writers] <path>...\n"
+	      "                           add rules (default scope: all)\n"
+	      " del <path>...             remove rules\n"
+	      " clear                     remove all rules\n"
+	      " list                      list the rules\n"
+	      " load <file>|-             replace the rules with a policy file\n"
+	      " save                      print the rules as a policy file\n"
+	      " why <path>                explain why writes to a file fail\n"
+	      " stats                     show the counters\n"
+	      "\n"
+	      "Options:\n"
+	      " -j, --json                JSON output (status, list, stats, why)\n"
+	      " -h, --help                display this help\n"
+	      " -V, --version             display version\n"
+	      "\n"
+	      "Environment:\n"
+	      " DENYWRITE_SECURITYFS      securityfs mount point\n"
+	      "                           (default /sys/kernel/security)\n"
+	      "\n"
+	      "For more details see denywritectl(8).\n", f);
+}
+
+/* The message for getopt's '?' at argv[optind - 1]. */
+static void bad_option(char **argv, char *err, size_t errlen)
+{
+	if (optopt)
+		snprintf(err, errlen, "invalid option -- '%c'", optopt);
+	else
+		snprintf(err, errlen, "unrecognized option '%s'",
+			 argv[optind - 1]);
+}
+
+static int parse_global(int argc, char **argv, struct cli *c, char *err,
+			size_t errlen)
+{
+	int opt;
+
+	optind = 0;	/* full reinitialisation of GNU getopt */
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "+hVj", global_opts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'h':
+			c->help = true;
+			break;
+		case 'V':
+			c->version = true;
+			break;
+		case 'j':
+			c->json = true;
+			break;
+		default:
+			bad_option(argv, err, errlen);
+			return CLI_USAGE;
+		}
+	}
+	return 0;
+}
+
+static int set_scope(struct cli *c, enum scope s, char *err, size_t errlen)
+{
+	static const char *const names[] = {
+		[SCOPE_EXEC] = "--exec", [SCOPE_LIB] = "--lib",
+		[SCOPE_ALL] = "--all",
+	};
+
+	if (c->scope && c->scope != s) {
+		snprintf(err, errlen, "%s: %s and %s conflict", c->name,
+			 names[c->scope], names[s]);
+		return CLI_USAGE;
+	}
+	c->scope = s;
+	return 0;
+}
+
+static int parse_command_opt(int opt, char **argv, unsigned int flags,
+			     struct cli *c, char *err, size_t errlen)
+{
+	switch (opt) {
+	case 'h':
+		c->help = true;
+		return 0;
+	case 'j':
+		c->json = true;
+		return 0;
+	case OPT_EXEC:
+	case OPT_LIB:
+	case OPT_ALL:
+	case OPT_IGNORE_WRITERS:
+		if (!(flags & F_ADD)) {
+			snprintf(err, errlen, "%s: unrecognized option '%s'",
+				 c->name, argv[optind - 1]);
+			return CLI_USAGE;
+		}
+		if (opt == OPT_IGNORE_WRITERS) {
+			c->ignore_writers = true;
+			return 0;
+		}
+		return set_scope(c, opt == OPT_EXEC ? SCOPE_EXEC :
+				 opt == OPT_LIB ? SCOPE_LIB : SCOPE_ALL,
+				 err, errlen);
+	default: {
+		size_t n = (size_t)snprintf(err, errlen, "%s: ", c->name);
+
+		bad_option(argv, err + n, errlen - n);
+		return CLI_USAGE;
+	}
+	}
+}
+
+static int check_operands(const struct command_desc *d, struct cli *c,
+			  char *err, size_t errlen)
+{
+	if (c->json && !(d->flags & F_JSON)) {
+		snprintf(err, errlen, "%s: --json is not supported", d->name);
+		return CLI_USAGE;
+	}
+	if (c->nargs < d->min_args) {
+		snprintf(err, errlen, "%s: missing %s", d->name,
+			 d->cmd == CMD_LOAD ? "file" : "path");
+		return CLI_USAGE;
+	}
+	if (d->max_args >= 0 && c->nargs > d->max_args) {
+		snprintf(err, errlen, "%s: unexpected argument '%s'",
+			 d->name, c->args[d->max_args]);
+		return CLI_USAGE;
+	}
+	if (d->cmd == CMD_MODE && c->nargs == 1 &&
+	    strcmp(c->args[0], "off") && strcmp(c->args[0], "audit") &&
+	    strcmp(c->args[0], "enforce")) {
+		snprintf(err, errlen,
+			 "mode: unknown mode '%s' (off, audit or enforce)",
+			 c->args[0]);
+		return CLI_USAGE;
+	}
+	return 0;
+}
+
+static int parse_command(int argc, char **argv, const struct command_desc *d,
+			 struct cli *c, char *err, size_t errlen)
+{
+	int opt;
+
+	c->cmd = d->cmd;
+	c->name = d->name;
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "hj",
+				  command_opts, NULL)) != -1) {
+		int rc = parse_command_opt(opt, argv, d->flags, c, err, errlen);
+
+		if (rc)
+			return rc;
+	}
+	c->args = argv + optind;
+	c->nargs = argc - optind;
+	if (c->help)
+		return 0;
+	if (d->cmd == CMD_ADD && !c->scope)
+		c->scope = SCOPE_ALL;
+	return check_operands(d, c, err, errlen);
+}
+
+int cli_parse(int argc, char **argv, struct cli *c, char *err, size_t errlen)
+{
+	int rc;
+
+	memset(c, 0, sizeof(*c));
+	err[0] = '\0';
+	rc = parse_global(argc, argv, c, err, errlen);
+	if (rc || c->help || c->version)
+		return rc;
+	if (optind >= argc) {
+		snprintf(err, errlen, "no command given");
+		return CLI_USAGE;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[optind], commands[i].name) == 0)
+			return parse_command(argc - optind, argv + optind,
+					     &commands[i], c, err, errlen);
+	snprintf(err, errlen, "unknown command '%s'", argv[optind]);
+	return CLI_USAGE;
+}

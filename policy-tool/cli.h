@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Command line parsing (pure: prints nothing, touches nothing). */
+#ifndef DENYWRITECTL_CLI_H
+#define DENYWRITECTL_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "policy.h"
+
+enum command {
+	CMD_NONE,
+	CMD_STATUS,
+	CMD_MODE,
+	CMD_ADD,
+	CMD_DEL,
+	CMD_CLEAR,
+	CMD_LIST,
+	CMD_LOAD,
+	CMD_SAVE,
+	CMD_WHY,
+	CMD_STATS,
+};
+
+struct cli {
+	enum command cmd;
+	const char *name;	/* the command word */
+	bool help;
+	bool version;
+	bool json;
+	enum scope scope;	/* add */
+	bool ignore_writers;	/* add */
+	char **args;		/* operands, pointing into argv */
+	int nargs;
+};
+
+#define CLI_USAGE 2
+
+/*
+ * Parse argv (which getopt may permute).  Returns 0, or CLI_USAGE with a
+ * message in err ("unknown command 'x'", ...).
+ */
+int cli_parse(int argc, char **argv, struct cli *c, char *err, size_t errlen);
+
+void cli_usage(FILE *f);
+
+#endif

@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "commands.h"
+#include "json.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define POLICY_FILE_MAX (64u << 20)
+#define SAVE_HEADER "# denywrite policy, saved by " PROGRAM_NAME
+
+static const char *const stats_keys[] = {
+	"rules", "protected", "denied_write", "denied_truncate",
+	"denied_exec", "denied_mmap", "audited",
+};
+
+#define N_STATS (sizeof(stats_keys) / sizeof(stats_keys[0]))
+
+static int need_mac_admin(const struct cli *c)
+{
+	if (dw_may_change())
+		return 0;
+	return fail("%s: changing the policy needs CAP_MAC_ADMIN", c->name);
+}
+
+/* Why a write to a policy file failed, in words. */
+static const char *write_error(int err, const char *file)
+{
+	switch (err) {
+	case EPERM:
+	case EACCES:
+		return "changing the policy needs CAP_MAC_ADMIN";
+	case EEXIST:
+		return "a rule for this path is already present";
+	case ENOENT:
+		if (strcmp(file, "del") == 0)
+			return "not present in the policy";
+		if (strcmp(file, "rules") == 0)
+			return "a path in the policy does not exist";
+		return strerror(err);
+	case E2BIG:
+		return "the policy is too large (the kernel takes at most 65536 bytes)";
+	case ENAMETOOLONG:
+		return "path too long (at most 4095 bytes)";
+	default:
+		return strerror(err);
+	}
+}
+
+/* The stats values in stats_keys order; 1 (reported) if one is missing. */
+static int read_stats(const struct dw *dw, struct kvlist *l,
+		      const char *v[N_STATS])
+{
+	if (dw_read_kv(dw, "stats", l))
+		return 1;
+	for (size_t i = 0; i < N_STATS; i++) {
+		v[i] = kv_get(l, stats_keys[i]);
+		if (!v[i]) {
+			kv_free(l);
+			return fail("%s/stats: no '%s' line", dw->dir,
+				    stats_keys[i]);
+		}
+	}
+	return 0;
+}
+
+static void status_json(const char *mode, const char *v[N_STATS])
+{
+	struct json j;
+
+	json_init(&j, stdout);
+	json_begin(&j, NULL, '{');
+	json_bool(&j, "active", true);
+	json_string(&j, "mode", mode);
+	json_number_text(&j, "rules", v[0]);
+	json_number_text(&j, "protected", v[1]);
+	json_begin(&j, "denied", '{');
+	json_number_text(&j, "write", v[2]);
+	json_number_text(&j, "truncate", v[3]);
+	json_number_text(&j, "exec", v[4]);
+	json_number_text(&j, "mmap", v[5]);
+	json_end(&j, '}');
+	json_number_text(&j, "audited", v[6]);
+	json_end(&j, '}');
+}
+
+int cmd_status(const struct dw *dw, const struct cli *c)
+{
+	char mode[32];
+	const char *v[N_STATS];
+	struct kvlist l;
+
+	if (dw_read_mode(dw, mode, sizeof(mode)) || read_stats(dw, &l, v))
+		return 1;
+	if (c->json)
+		status_json(mode, v);
+	else
+		printf("active:    yes\n"
+		       "mode:      %s\n"
+		       "rules:     %s\n"
+		       "protected: %s files\n"
+		       "denied:    write %s, truncate %s, exec %s, mmap %s\n"
+		       "audited:   %s\n",
+		       mode, v[0], v[1], v[2], v[3], v[4], v[5], v[6]);
+	kv_free(&l);
+	return 0;
+}
+
+int cmd_stats(const struct dw *dw, const struct cli *c)
+{
+	struct kvlist l;
+	struct json j;
+
+	if (dw_read_kv(dw, "stats", &l))
+		return 1;
+	json_init(&j, stdout);
+	if (c->json)
+		json_begin(&j, NULL, '{');
+	for (size_t i = 0; i < l.n; i++) {
+		if (c->json)
+			json_number_text(&j, l.kv[i].key, l.kv[i].value);
+		else
+			printf("%s %s\n", l.kv[i].key, l.kv[i].value);
+	}
+	if (c->json)
+		json_end(&j, '}');
+	kv_free(&l);
+	return 0;
+}
+
+int cmd_mode(const struct dw *dw, const struct cli *c)
+{
+	int err;
+
+	if (c->nargs == 0) {
+		char mode[32];
+
+		if (dw_read_mode(dw, mode, sizeof(mode)))
+			return 1;
+		puts(mode);
+		return 0;
+	}
+	if (need_mac_admin(c))
+		return 1;
+	err = dw_write_line((void *)dw, "mode", c->args[0],
+			    strlen(c->args[0]));
+	if (err)
+		return fail("mode: %s: %s", c->args[0],
+			    write_error(err, "mode"));
+	return 0;
+}
+
+static void rules_json(const struct policy *p)
+{
+	struct json j;
+
+	json_init(&j, stdout);
+	json_begin(&j, NULL, '{');
+	json_begin(&j, "rules", '[');
+	for (size_t i = 0; i < p->n; i++) {
+		json_begin(&j, NULL, '{');
+		json_string(&j, "scope", scope_name(p->rule[i].scope));
+		json_bool(&j, "ignore_writers", p->rule[i].ignore_writers);
+		json_string(&j, "path", p->rule[i].path);
+		json_end(&j, '}');
+	}
+	json_end(&j, ']');
+	json_end(&j, '}');
+}
+
+static void rules_print(const struct policy *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		char *line = rule_format(&p->rule[i]);
+
+		puts(line);
+		free(line);
+	}
+}
+
+int cmd_list(const struct dw *dw, const struct cli *c)
+{
+	struct policy p;
+
+	if (dw_read_rules(dw, &p))
+		return 1;
+	if (c->json)
+		rules_json(&p);
+	else
+		rules_print(&p);
+	policy_free(&p);
+	return 0;
+}
+
+int cmd_save(const struct dw *dw, const struct cli *c)
+{
+	struct policy p;
+
+	(void)c;
+	if (dw_read_rules(dw, &p))
+		return 1;
+	puts(SAVE_HEADER);
+	rules_print(&p);
+	policy_free(&p);
+	return 0;
+}
+
+int cmd_clear(const struct dw *dw, const struct cli *c)
+{
+	int err;
+
+	if (need_mac_admin(c))
+		return 1;
+	err = dw_write(dw, "rules", "\n", 1);
+	if (err)
+		return fail("clear: %s", write_error(err, "rules"));
+	return 0;
+}
+
+/* "ARG" or "ARG (CANONICAL)" for messages. */
+static const char *display(char *buf, size_t size, const char *arg,
+			   const char *canon)
+{
+	if (strcmp(arg, canon) == 0)
+		return arg;
+	snprintf(buf, size, "%s (%s)", arg, canon);
+	return buf;
+}
+
+static int apply_and_report(const struct dw *dw, const struct cli *c,
+			    const struct change *ch)
+{
+	struct apply_result res;
+	size_t n = (size_t)c->nargs;
+	const char *why, *arg;
+
+	if (!changes_apply(ch, n, dw_write_line, (void *)dw, &res))
+		return 0;
+	why = write_error(res.err, ch[res.failed].file);
+	arg = c->args[res.failed];
+	if (res.failed == 0)
+		return fail("%s: %s: %s", c->name, arg, why);
+	if (!res.undo_err)
+		return fail("%s: %s: %s (undid the %zu change(s) made before it)",
+			    c->name, arg, why, res.failed);
+	return fail("%s: %s: %s; undoing the %zu change(s) made before it "
+		    "failed too (%s): see '" PROGRAM_NAME " list'", c->name,
+		    arg, why, res.failed, strerror(res.undo_err));
+}
+
+static void changes_free(struct change *ch, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(ch[i].line);
+		free(ch[i].undo_line);
+	}
+	free(ch);
+}
+
+/* Whether an earlier change is for path (in its line or its undo_line). */
+static bool named_before(const struct change *ch, size_t i, const char *path,
+			 bool path_is_line)
+{
+	for (size_t k = 0; k < i; k++)
+		if (strcmp(path_is_line ? ch[k].line : ch[k].undo_line,
+			   path) == 0)
+			return true;
+	return false;
+}
+
+/* Fill ch[i] to add the rule for c->args[i]; 1 (reported) if invalid. */
+static int plan_add(const struct cli *c, const struct policy *cur,
+		    struct change *ch, size_t i)
+{
+	char buf[2 * PATH_MAX + 4];
+	struct rule r = { .scope = c->scope,
+			  .ignore_writers = c->ignore_writers };
+	const char *arg = c->args[i];
+
+	r.path = realpath(arg, NULL);
+	if (!r.path)
+		return fail("add: %s: %s", arg, strerror(errno));
+	ch[i].undo_line = r.path;	/* del takes the canonical path */
+	if (policy_find(cur, r.path))
+		return fail("add: %s: a rule for this path is already present",
+			    display(buf, sizeof(buf), arg, r.path));
+	if (named_before(ch, i, r.path, false))
+		return fail("add: %s: named more than once",
+			    display(buf, sizeof(buf), arg, r.path));
+	ch[i].file = "add";
+	ch[i].undo_file = "del";
+	ch[i].line = rule_format(&r);
+	return 0;
+}
+
+/* Fill ch[i] to delete the rule for c->args[i]; 1 (reported) if invalid. */
+static int plan_del(const struct cli *c, const struct policy *cur,
+		    struct change *ch, size_t i)
+{
+	char buf[2 * PATH_MAX + 4];
+	const char *arg = c->args[i];
+	char *path = realpath(arg, NULL);
+	const struct rule *r;
+
+	ch[i].line = path ? path : xstrdup(arg);
+	r = policy_find(cur, ch[i].line);
+	if (!r)
+		return fail("del: %s: not present in the policy",
+			    display(buf, sizeof(buf), arg, ch[i].line));
+	if (named_before(ch, i, ch[i].line, true))
+		return fail("del: %s: named more than once",
+			    display(buf, sizeof(buf), arg, ch[i].line));
+	ch[i].file = "del";
+	ch[i].undo_file = "add";
+	ch[i].undo_line = rule_format(r);
+	return 0;
+}
+
+typedef int (*plan_fn)(const struct cli *c, const struct policy *cur,
+		       struct change *ch, size_t i);
+
+/* Check every operand first, then apply all changes or none. */
+static int change_rules(const struct dw *dw, const struct cli *c,
+			plan_fn plan)
+{
+	size_t n = (size_t)c->nargs;
+	struct change *ch;
+	struct policy cur;
+	int rc = 1;
+
+	if (need_mac_admin(c) || dw_read_rules(dw, &cur))
+		return 1;
+	ch = xcalloc(n, sizeof(*ch));
+	for (size_t i = 0; i < n; i++)
+		if (plan(c, &cur, ch, i))
+			goto out;
+	rc = apply_and_report(dw, c, ch);
+out:
+	changes_free(ch, n);
+	policy_free(&cur);
+	return rc;
+}
+
+int cmd_add(const struct dw *dw, const struct cli *c)
+{
+	return change_rules(dw, c, plan_add);
+}
+
+int cmd_del(const struct dw *dw, const struct cli *c)
+{
+	return change_rules(dw, c, plan_del);
+}
+
+static int read_policy_file(const char *name, char **buf, size_t *len)
+{
+	int fd = strcmp(name, "-") ? open(name, O_RDONLY | O_CLOEXEC) : 0;
+	int err;
+
+	if (fd < 0)
+		return errno;
+	err = read_all(fd, POLICY_FILE_MAX, buf, len);
+	if (fd != 0 && close(fd) != 0 && !err) {
+		err = errno;
+		free(*buf);
+	}
+	return err;
+}
+
+/* Name the rule the kernel most likely refused, from what we can see. */
+static int report_load_error(const char *fname, const struct policy *p,
+			     int err)
+{
+	struct stat *st = xcalloc(p->n, sizeof(*st));
+	int rc = -1;
+
+	for (size_t i = 0; i < p->n && rc < 0; i++) {
+		const struct rule *r = &p->rule[i];
+
+		if (stat(r->path, &st[i]) != 0) {	/* st[i] stays zero */
+			if (err == ENOENT)
+				rc = fail("load: %s:%u: %s: %s", fname, r->line,
+					  r->path, write_error(err, "rules"));
+			continue;
+		}
+		for (size_t k = 0; k < i && err == EINVAL && rc < 0; k++)
+			if (st[k].st_dev == st[i].st_dev &&
+			    st[k].st_ino == st[i].st_ino && st[k].st_nlink)
+				rc = fail("load: %s:%u: %s is the same as %s "
+					  "on line %u", fname, r->line, r->path,
+					  p->rule[k].path, p->rule[k].line);
+	}
+	free(st);
+	if (rc >= 0)
+		return rc;
+	if (err == EINVAL)
+		return fail("load: %s: the kernel refused the policy: %s",
+			    fname, strerror(err));
+	return fail("load: %s: %s", fname, write_error(err, "rules"));
+}
+
+int cmd_load(const struct dw *dw, const struct cli *c)
+{
+	const char *fname = strcmp(c->args[0], "-") ? c->args[0] : "<stdin>";
+	char *buf, reason[256];
+	unsigned int line;
+	struct policy p;
+	size_t len;
+	int err = read_policy_file(c->args[0], &buf, &len);
+
+	if (err)
+		return fail("load: %s: %s", fname, strerror(err));
+	err = policy_parse(buf, len, &p, &line, reason, sizeof(reason));
+	free(buf);
+	if (err)
+		return fail("load: %s:%u: %s", fname, line, reason);
+	buf = policy_serialize(&p, &len);
+	if (len > POLICY_MAX_BYTES)
+		err = fail("load: %s: the policy is too large (%zu bytes, the "
+			   "kernel takes at most %d)", fname, len,
+			   POLICY_MAX_BYTES);
+	else if (need_mac_admin(c))
+		err = 1;
+	else if ((err = dw_write(dw, "rules", buf, len)) != 0)
+		err = report_load_error(fname, &p, err);
+	free(buf);
+	policy_free(&p);
+	return err;
+}

@@ -1,0 +1,59 @@
+// SPDX-License-Identifier: GPL-2.0
+/* denywritectl: show and change the policy of the denywrite LSM. */
+#include "cli.h"
+#include "commands.h"
+#include "sysfs.h"
+#include "util.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef int (*command_fn)(const struct dw *dw, const struct cli *c);
+
+static const command_fn handlers[] = {
+	[CMD_STATUS] = cmd_status,
+	[CMD_MODE] = cmd_mode,
+	[CMD_ADD] = cmd_add,
+	[CMD_DEL] = cmd_del,
+	[CMD_CLEAR] = cmd_clear,
+	[CMD_LIST] = cmd_list,
+	[CMD_LOAD] = cmd_load,
+	[CMD_SAVE] = cmd_save,
+	[CMD_WHY] = cmd_why,
+	[CMD_STATS] = cmd_stats,
+};
+
+/* Flush stdout; a write error there is a failure too (e.g. a full disk). */
+static int close_stdout(int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		if (rc == 0)
+			rc = fail("write error: %s", strerror(errno));
+	}
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	struct cli c;
+	struct dw dw;
+	char err[512];
+
+	if (cli_parse(argc, argv, &c, err, sizeof(err))) {
+		fail("%s", err);
+		fputs("Try '" PROGRAM_NAME " --help'.\n", stderr);
+		return 2;
+	}
+	if (c.help) {
+		cli_usage(stdout);
+		return close_stdout(0);
+	}
+	if (c.version) {
+		puts(PROGRAM_NAME " " PROGRAM_VERSION);
+		return close_stdout(0);
+	}
+	if (dw_open(&dw))
+		return 1;
+	return close_stdout(handlers[c.cmd](&dw, &c));
+}

@@ -1,0 +1,288 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "policy.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define OPT_IGNORE_WRITERS "ignore-writers"
+
+static const struct {
+	const char *name;
+	enum scope scope;
+} scopes[] = {
+	{ "exec", SCOPE_EXEC },
+	{ "lib", SCOPE_LIB },
+	{ "all", SCOPE_ALL },
+};
+
+const char *scope_name(enum scope scope)
+{
+	for (size_t i = 0; i < sizeof(scopes) / sizeof(scopes[0]); i++)
+		if (scopes[i].scope == scope)
+			return scopes[i].name;
+	return "?";
+}
+
+static bool word_is(const char *w, size_t len, const char *s)
+{
+	return strlen(s) == len && memcmp(w, s, len) == 0;
+}
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* Parse "SCOPE[,OPTION]" (w, len) into r. */
+static int parse_scope_word(const char *w, size_t len, struct rule *r,
+			    char *err, size_t errlen)
+{
+	const char *comma = memchr(w, ',', len);
+	size_t slen = comma ? (size_t)(comma - w) : len;
+
+	r->scope = 0;
+	for (size_t i = 0; i < sizeof(scopes) / sizeof(scopes[0]); i++)
+		if (word_is(w, slen, scopes[i].name))
+			r->scope = scopes[i].scope;
+	if (!r->scope) {
+		snprintf(err, errlen,
+			 "unknown scope '%.*s' (exec, lib or all)",
+			 (int)slen, w);
+		return -1;
+	}
+	r->ignore_writers = false;
+	if (!comma)
+		return 0;
+	w = comma + 1;
+	len -= slen + 1;
+	if (!word_is(w, len, OPT_IGNORE_WRITERS)) {
+		snprintf(err, errlen, "unknown option '%.*s' (only "
+			 OPT_IGNORE_WRITERS ")", (int)len, w);
+		return -1;
+	}
+	r->ignore_writers = true;
+	return 0;
+}
+
+static int check_path(const char *p, size_t len, char *err, size_t errlen)
+{
+	if (len == 0) {
+		snprintf(err, errlen, "missing path");
+		return -1;
+	}
+	if (p[0] != '/') {
+		snprintf(err, errlen, "path '%.*s' is not absolute",
+			 (int)(len > 64 ? 64 : len), p);
+		return -1;
+	}
+	if (len > RULE_PATH_MAX) {
+		snprintf(err, errlen, "path too long (%zu bytes, at most %d)",
+			 len, RULE_PATH_MAX);
+		return -1;
+	}
+	return 0;
+}
+
+int rule_parse_line(const char *line, size_t len, struct rule *r,
+		    char *err, size_t errlen)
+{
+	size_t wlen = 0, p;
+
+	if (memchr(line, '\0', len)) {
+		snprintf(err, errlen, "NUL byte in line");
+		return -1;
+	}
+	while (len && is_blank(*line)) {
+		line++;
+		len--;
+	}
+	while (len && is_blank(line[len - 1]))
+		len--;
+	if (len == 0 || line[0] == '#')
+		return 0;
+	while (wlen < len && !is_blank(line[wlen]))
+		wlen++;
+	if (parse_scope_word(line, wlen, r, err, errlen))
+		return -1;
+	for (p = wlen; p < len && is_blank(line[p]); p++)
+		;
+	if (check_path(line + p, len - p, err, errlen))
+		return -1;
+	r->path = xstrndup(line + p, len - p);
+	r->line = 0;
+	return 1;
+}
+
+char *rule_format(const struct rule *r)
+{
+	const char *opt = r->ignore_writers ? "," OPT_IGNORE_WRITERS : "";
+	size_t n = strlen(scope_name(r->scope)) + strlen(opt) +
+		   strlen(r->path) + 2;
+	char *s = xmalloc(n);
+
+	snprintf(s, n, "%s%s %s", scope_name(r->scope), opt, r->path);
+	return s;
+}
+
+/* Take the next line (without its '\n') off [*p, end); returns its length. */
+static size_t next_line(const char **p, const char *end, const char **line)
+{
+	const char *nl = memchr(*p, '\n', (size_t)(end - *p));
+	size_t n = nl ? (size_t)(nl - *p) : (size_t)(end - *p);
+
+	*line = *p;
+	*p += nl ? n + 1 : n;
+	return n;
+}
+
+static void policy_append(struct policy *p, const struct rule *r)
+{
+	if ((p->n & (p->n - 1)) == 0)	/* 0, 1, 2, 4, ...: grow */
+		p->rule = xrealloc(p->rule,
+				   (p->n ? 2 * p->n : 1) * sizeof(*p->rule));
+	p->rule[p->n++] = *r;
+}
+
+int policy_parse(const char *buf, size_t len, struct policy *p,
+		 unsigned int *bad_line, char *err, size_t errlen)
+{
+	const char *end = buf + len;
+	unsigned int line = 0;
+
+	p->rule = NULL;
+	p->n = 0;
+	while (buf < end) {
+		const char *text;
+		size_t n = next_line(&buf, end, &text);
+		struct rule r;
+		int rc = rule_parse_line(text, n, &r, err, errlen);
+
+		line++;
+		if (rc == 0)
+			continue;
+		if (rc > 0) {
+			const struct rule *dup = policy_find(p, r.path);
+
+			if (!dup) {
+				r.line = line;
+				policy_append(p, &r);
+				continue;
+			}
+			snprintf(err, errlen,
+				 "a rule for %.64s%s is already on line %u",
+				 r.path, strlen(r.path) > 64 ? "..." : "",
+				 dup->line);
+			free(r.path);
+		}
+		*bad_line = line;
+		policy_free(p);
+		return -1;
+	}
+	return 0;
+}
+
+char *policy_serialize(const struct policy *p, size_t *len)
+{
+	size_t cap = 2, n = 0;
+	char *s;
+
+	for (size_t i = 0; i < p->n; i++)
+		cap += strlen(p->rule[i].path) + 32;
+	s = xmalloc(cap);
+	for (size_t i = 0; i < p->n; i++) {
+		char *line = rule_format(&p->rule[i]);
+
+		n += (size_t)snprintf(s + n, cap - n, "%s\n", line);
+		free(line);
+	}
+	if (n == 0)
+		s[n++] = '\n';
+	s[n] = '\0';
+	*len = n;
+	return s;
+}
+
+const struct rule *policy_find(const struct policy *p, const char *path)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (strcmp(p->rule[i].path, path) == 0)
+			return &p->rule[i];
+	return NULL;
+}
+
+void policy_free(struct policy *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->rule[i].path);
+	free(p->rule);
+	p->rule = NULL;
+	p->n = 0;
+}
+
+void kv_parse(const char *buf, size_t len, struct kvlist *l)
+{
+	const char *end = buf + len;
+
+	l->kv = NULL;
+	l->n = 0;
+	while (buf < end) {
+		const char *line, *sp, *v;
+		size_t n = next_line(&buf, end, &line);
+
+		if (n == 0)
+			continue;
+		sp = memchr(line, ' ', n);
+		v = sp ? sp + 1 : line + n;
+		l->kv = xrealloc(l->kv, (l->n + 1) * sizeof(*l->kv));
+		l->kv[l->n].key = xstrndup(line, (size_t)((sp ? sp : v) - line));
+		l->kv[l->n].value = xstrndup(v, (size_t)(line + n - v));
+		l->n++;
+	}
+}
+
+const char *kv_get(const struct kvlist *l, const char *key)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(l->kv[i].key, key) == 0)
+			return l->kv[i].value;
+	return NULL;
+}
+
+void kv_free(struct kvlist *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->kv[i].key);
+		free(l->kv[i].value);
+	}
+	free(l->kv);
+	l->kv = NULL;
+	l->n = 0;
+}
+
+int changes_apply(const struct change *c, size_t n, policy_write_fn write,
+		  void *ctx, struct apply_result *res)
+{
+	size_t i;
+
+	res->err = 0;
+	res->undo_err = 0;
+	res->failed = n;
+	for (i = 0; i < n; i++) {
+		res->err = write(ctx, c[i].file, c[i].line, strlen(c[i].line));
+		if (res->err)
+			break;
+	}
+	if (!res->err)
+		return 0;
+	res->failed = i;
+	while (i-- > 0) {
+		int e = write(ctx, c[i].undo_file, c[i].undo_line,
+			      strlen(c[i].undo_line));
+
+		if (e && !res->undo_err)
+			res->undo_err = e;
+	}
+	return res->err;
+}

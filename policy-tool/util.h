@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Error reporting and small helpers shared by denywritectl's modules. */
+#ifndef DENYWRITECTL_UTIL_H
+#define DENYWRITECTL_UTIL_H
+
+#include <stddef.h>
+
+#define PROGRAM_NAME "denywritectl"
+#define PROGRAM_VERSION "0.1"
+
+/* Print "denywritectl: <message>\n" to stderr and return 1 (the exit code). */
+int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Allocation that reports "out of memory" and exits 1 on failure. */
+void *xmalloc(size_t size);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t size);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+
+/*
+ * Read everything from fd into a new NUL-terminated buffer (*buf, length
+ * *len, NULs inside are kept).  Fails with EFBIG past max bytes.
+ * Returns 0 or an errno value.
+ */
+int read_all(int fd, size_t max, char **buf, size_t *len);
+
+/*
+ * The same from offset 0 with pread(2), whatever the file position is;
+ * from the file position with read(2) if the file is not seekable.
+ */
+int read_all_from_start(int fd, size_t max, char **buf, size_t *len);
+
+/* Write len bytes in one write(2); a short write is EIO.  0 or errno. */
+int write_once(int fd, const char *buf, size_t len);
+
+#endif
