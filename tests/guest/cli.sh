@@ -1,0 +1,492 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+#
+# tests/guest/cli.sh - denywritectl against the real denywrite LSM.
+#
+# Runs inside the QEMU guest as root (busybox sh), booted with
+# lsm=...,denywrite.  Needs /usr/sbin/denywritectl and, in /tests/bin,
+# runas, sleeper and dynsleep (linked against /usr/lib/libdwtest.so).
+# Prints one line a test, "PASS <name>" or "FAIL <name>: <reason>", and
+# nothing else on stdout; exits 1 if a test failed.  Every test starts from
+# the policy and mode found at the start, and they are restored at the end.
+# DENYWRITECTL and TESTBIN override where the tool and helpers are.
+#
+# shellcheck disable=SC2317 # the test_* functions are called through t()
+
+DWC=${DENYWRITECTL:-/usr/sbin/denywritectl}
+BIN=${TESTBIN:-/tests/bin}
+SFS=/sys/kernel/security/denywrite
+NOBODY=65534
+CAP_MSG="changing the policy needs CAP_MAC_ADMIN"
+HINT="Try 'denywritectl --help'."
+unset DENYWRITE_SECURITYFS
+
+T=$(mktemp -d /tmp/dwcli.XXXXXX) || { echo "FAIL cli_setup: mktemp -d"; exit 1; }
+T=$(cd "$T" && pwd -P) && chmod 755 "$T" || { echo "FAIL cli_setup: $T"; exit 1; }
+failed=0
+pids=
+
+nap() { sleep 0.1 2>/dev/null || sleep 1; }
+
+# run CMD...: exit code in $rc, stdout in $out, stderr in $err (and in
+# $T/.out, $T/.err).
+run() {
+	"$@" >"$T/.out" 2>"$T/.err"
+	rc=$?
+	out=$(cat "$T/.out")
+	err=$(cat "$T/.err")
+}
+
+# expect RC [STDERR]: the last run exited RC (and printed exactly STDERR).
+expect() {
+	if [ "$rc" != "$1" ]; then
+		why="exit $rc, want $1 (stdout: $out; stderr: $err)"
+		return 1
+	fi
+	if [ $# -ge 2 ] && [ "$err" != "$2" ]; then
+		why="stderr '$err', want '$2'"
+		return 1
+	fi
+	return 0
+}
+
+# contains TEXT PART: TEXT has PART in it.
+contains() {
+	case $1 in
+	*"$2"*) return 0 ;;
+	esac
+	why="'$2' not in: $1"
+	return 1
+}
+
+# has_line LINE: the last run printed exactly LINE as one of its lines.
+has_line() {
+	grep -qxF -- "$1" "$T/.out" && return 0
+	why="no line '$1' in: $out"
+	return 1
+}
+
+# json_ok TEXT: TEXT is one JSON object on one line.
+json_ok() {
+	case $1 in
+	*"
+"*)
+		why="more than one line: $1"
+		return 1 ;;
+	'{'*'}') ;;
+	*)
+		why="not a JSON object: $1"
+		return 1 ;;
+	esac
+	command -v jq >/dev/null 2>&1 || return 0
+	printf '%s\n' "$1" | jq -e 'type == "object"' >/dev/null 2>&1 && return 0
+	why="jq does not parse: $1"
+	return 1
+}
+
+# start MARK CMD...: run CMD in the background until it has mapped a file
+# whose path contains MARK; its pid in $pid.
+start() {
+	mark=$1
+	shift
+	"$@" </dev/null >/dev/null 2>&1 &
+	pid=$!
+	pids="$pids $pid"
+	n=0
+	while [ "$n" -lt 100 ]; do
+		grep -qF -- "$mark" "/proc/$pid/maps" 2>/dev/null && return 0
+		nap
+		n=$((n + 1))
+	done
+	why="$* did not start"
+	return 1
+}
+
+# start_copy NAME: a copy of sleeper at $T/NAME, running ($pid).
+start_copy() {
+	cp "$BIN/sleeper" "$T/$1" || { why="cp sleeper"; return 1; }
+	start "$T/$1" "$T/$1"
+}
+
+stat_value() { "$DWC" stats | sed -n "s/^$1 //p"; }
+
+# Back to the state found at the start, after every test.
+reset() {
+	for p in $pids; do
+		kill "$p" 2>/dev/null
+		wait "$p" 2>/dev/null
+	done
+	pids=
+	umount "$T/e" 2>/dev/null
+	"$DWC" load "$T/orig.policy" >/dev/null 2>&1
+	"$DWC" mode "$orig_mode" >/dev/null 2>&1
+}
+
+t() {
+	why=
+	if "test_$1"; then
+		echo "PASS $1"
+	else
+		echo "FAIL $1: $(printf '%s' "${why:-failed}" | tr '\n' ' ')"
+		failed=1
+	fi
+	reset
+}
+
+# --- read-only commands --------------------------------------------------
+
+test_version_is_printed() {
+	run "$DWC" --version
+	expect 0 "" || return 1
+	[ "$out" = "denywritectl 0.1" ] || { why="got '$out'"; return 1; }
+}
+
+test_status_reports_active_and_mode() {
+	run "$DWC" status
+	expect 0 "" || return 1
+	has_line "active:    yes" || return 1
+	has_line "mode:      $orig_mode" || return 1
+	rules=$(grep -c . "$T/orig.rules")
+	has_line "rules:     $rules"
+}
+
+test_status_counts_a_running_file_as_protected() {
+	start_copy st-busy || return 1
+	run "$DWC" status
+	expect 0 "" || return 1
+	n=$(sed -n 's/^protected: *\([0-9]*\) files$/\1/p' "$T/.out")
+	[ "${n:-0}" -ge 1 ] || { why="protected '$n' in: $out"; return 1; }
+}
+
+test_save_prints_header_then_list() {
+	run "$DWC" save
+	expect 0 "" || return 1
+	[ "$(head -n 1 "$T/.out")" = "# denywrite policy, saved by denywritectl" ] ||
+		{ why="first line of: $out"; return 1; }
+	tail -n +2 "$T/.out" >"$T/saved.rules"
+	cmp -s "$T/saved.rules" "$T/orig.rules" ||
+		{ why="save: $out; list: $(cat "$T/orig.rules")"; return 1; }
+}
+
+test_json_outputs_are_single_objects() {
+	echo data >"$T/idle"
+	for cmd in status list stats "why $T/idle"; do
+		# shellcheck disable=SC2086
+		run "$DWC" --json $cmd
+		expect 0 "" || { why="$cmd: $why"; return 1; }
+		json_ok "$out" || { why="$cmd: $why"; return 1; }
+	done
+	run "$DWC" list -j
+	contains "$out" '{"rules":[{"scope":' || return 1
+	run "$DWC" stats -j
+	contains "$out" '"denied_write":'
+}
+
+# --- mode ------------------------------------------------------------------
+
+test_mode_is_shown_and_set() {
+	run "$DWC" mode audit
+	expect 0 "" || return 1
+	run "$DWC" mode
+	[ "$out" = audit ] || { why="mode shows '$out' after setting audit"; return 1; }
+	[ "$(cat "$SFS/mode")" = audit ] || { why="kernel mode $(cat "$SFS/mode")"; return 1; }
+	run "$DWC" mode enforce
+	expect 0 "" || return 1
+	run "$DWC" mode
+	[ "$out" = enforce ] || { why="mode shows '$out' after setting enforce"; return 1; }
+}
+
+# --- add, del, clear ----------------------------------------------------------
+
+test_add_and_del_a_rule() {
+	mkdir "$T/d" || return 1
+	run "$DWC" add --lib "$T/d"
+	expect 0 "" || return 1
+	run "$DWC" list
+	has_line "lib $T/d" || return 1
+	run "$DWC" del "$T/d"
+	expect 0 "" || return 1
+	run "$DWC" list
+	if grep -qF "$T/d" "$T/.out"; then
+		why="rule still listed: $out"
+		return 1
+	fi
+}
+
+test_add_stores_canonical_path_and_option() {
+	mkdir -p "$T/d" && ln -sf "$T/d" "$T/link" || return 1
+	run "$DWC" add --exec --ignore-writers "$T/link"
+	expect 0 "" || return 1
+	run "$DWC" list
+	has_line "exec,ignore-writers $T/d" || return 1
+	run "$DWC" del "$T/link"
+	expect 0 ""
+}
+
+test_add_of_a_missing_path_fails() {
+	run "$DWC" add "$T/missing"
+	expect 1 "denywritectl: add: $T/missing: No such file or directory"
+}
+
+test_add_is_all_or_nothing() {
+	mkdir -p "$T/d" || return 1
+	run "$DWC" add "$T/d" "$T/missing"
+	expect 1 "denywritectl: add: $T/missing: No such file or directory" ||
+		return 1
+	run "$DWC" list
+	if grep -qF "$T/d" "$T/.out"; then
+		why="$T/d was added: $out"
+		return 1
+	fi
+}
+
+test_add_of_a_present_rule_fails() {
+	mkdir -p "$T/d" || return 1
+	run "$DWC" add "$T/d"
+	expect 0 "" || return 1
+	run "$DWC" add --exec "$T/d"
+	expect 1 "denywritectl: add: $T/d: a rule for this path is already present"
+}
+
+test_add_of_the_same_object_by_another_name_fails_in_kernel() {
+	mkdir -p "$T/d" "$T/e" || return 1
+	mount -o bind "$T/d" "$T/e" || { why="mount -o bind failed"; return 1; }
+	run "$DWC" add "$T/d"
+	expect 0 "" || return 1
+	run "$DWC" add "$T/e"
+	expect 1 "denywritectl: add: $T/e: a rule for this path is already present"
+}
+
+test_del_of_an_absent_rule_fails() {
+	mkdir -p "$T/d" || return 1
+	run "$DWC" del "$T/d"
+	expect 1 "denywritectl: del: $T/d: not present in the policy"
+}
+
+test_del_checks_every_path_before_deleting() {
+	mkdir -p "$T/d" || return 1
+	run "$DWC" add "$T/d"
+	expect 0 "" || return 1
+	run "$DWC" del "$T/d" /no/such/rule
+	expect 1 "denywritectl: del: /no/such/rule: not present in the policy" ||
+		return 1
+	run "$DWC" list
+	has_line "all $T/d"
+}
+
+test_clear_removes_every_rule() {
+	echo data >"$T/idle"
+	run "$DWC" clear
+	expect 0 "" || return 1
+	run "$DWC" list
+	[ -z "$out" ] || { why="list after clear: $out"; return 1; }
+	[ "$(stat_value rules)" = 0 ] || { why="stats rules $(stat_value rules)"; return 1; }
+	run "$DWC" why "$T/idle"
+	expect 0 "" || return 1
+	has_line "advice: Writes to this file are not refused by denywrite."
+}
+
+# --- load and save -----------------------------------------------------------
+
+test_save_clear_load_round_trips() {
+	mkdir -p "$T/d" || return 1
+	run "$DWC" add --lib --ignore-writers "$T/d"
+	expect 0 "" || return 1
+	"$DWC" save >"$T/p1" || { why="save failed"; return 1; }
+	run "$DWC" clear
+	expect 0 "" || return 1
+	run "$DWC" load "$T/p1"
+	expect 0 "" || return 1
+	"$DWC" save >"$T/p2" || { why="second save failed"; return 1; }
+	cmp -s "$T/p1" "$T/p2" || { why="before: $(cat "$T/p1"); after: $(cat "$T/p2")"; return 1; }
+	grep -qxF "lib,ignore-writers $T/d" "$T/p2" || { why="rule lost: $(cat "$T/p2")"; return 1; }
+}
+
+test_load_reads_stdin_and_strips_comments() {
+	mkdir -p "$T/d" || return 1
+	printf '# a policy\n\n  exec /\nlib %s  \n   # end\n' "$T/d" >"$T/p"
+	run "$DWC" load - <"$T/p"
+	expect 0 "" || return 1
+	run cat "$SFS/rules"
+	has_line "exec /" && has_line "lib $T/d" || return 1
+	[ "$(grep -c . "$T/.out")" = 2 ] || { why="kernel rules: $out"; return 1; }
+}
+
+# load_must_fail FILE STDERR: load fails so and the policy is unchanged.
+load_must_fail() {
+	"$DWC" save >"$T/before" || { why="save failed"; return 1; }
+	run "$DWC" load "$1"
+	expect 1 "$2" || return 1
+	"$DWC" save >"$T/after" || { why="save failed"; return 1; }
+	cmp -s "$T/before" "$T/after" ||
+		{ why="policy changed to: $(cat "$T/after")"; return 1; }
+}
+
+test_failed_load_of_a_bad_line_keeps_the_policy() {
+	printf 'exec /\nbogus /tmp\n' >"$T/bad"
+	load_must_fail "$T/bad" \
+		"denywritectl: load: $T/bad:2: unknown scope 'bogus' (exec, lib or all)"
+}
+
+test_failed_load_of_a_missing_path_keeps_the_policy() {
+	printf 'exec /\nlib %s/nonexistent\n' "$T" >"$T/gone"
+	load_must_fail "$T/gone" \
+		"denywritectl: load: $T/gone:2: $T/nonexistent: a path in the policy does not exist"
+}
+
+test_failed_load_of_one_object_twice_keeps_the_policy() {
+	mkdir -p "$T/d" "$T/e" || return 1
+	mount -o bind "$T/d" "$T/e" || { why="mount -o bind failed"; return 1; }
+	printf 'exec %s/d\nexec %s/e\n' "$T" "$T" >"$T/twice"
+	load_must_fail "$T/twice" \
+		"denywritectl: load: $T/twice:2: $T/e is the same as $T/d on line 1"
+}
+
+# --- stats and why --------------------------------------------------------------
+
+test_stats_count_a_denied_write() {
+	start_copy busy || return 1
+	before=$(stat_value denied_write)
+	if (echo x >>"$T/busy") 2>"$T/.err"; then
+		why="appending to a running file worked"
+		return 1
+	fi
+	contains "$(cat "$T/.err")" "Text file busy" || return 1
+	after=$(stat_value denied_write)
+	[ "${after:-0}" -gt "${before:-0}" ] ||
+		{ why="denied_write $before -> $after"; return 1; }
+}
+
+test_why_explains_a_running_executable() {
+	start_copy run || return 1
+	run "$DWC" why "$T/run"
+	expect 0 "" || return 1
+	has_line "path:                 $T/run" || return 1
+	contains "$out" "protected:            yes (" || return 1
+	contains "$out" "  pid $pid, exe: $T/run" || return 1
+	contains "$out" "rename(2) it over this one (as install(1) does)" || return 1
+	run "$DWC" why --json "$T/run"
+	expect 0 "" || return 1
+	json_ok "$out" || return 1
+	contains "$out" "{\"path\":\"$T/run\"" || return 1
+	contains "$out" '"protected":true' || return 1
+	contains "$out" "{\"pid\":$pid,\"how\":\"exe\","
+}
+
+test_why_explains_a_running_shared_library() {
+	lib=$(cd /usr/lib && pwd -P)/libdwtest.so
+	cp "$lib" "$T/libcopy.so" || { why="no $lib"; return 1; }
+	run "$DWC" add --lib /usr/lib
+	expect 0 "" || return 1
+	start libdwtest.so "$BIN/dynsleep" || return 1
+	run "$DWC" why "$lib"
+	expect 0 "" || return 1
+	contains "$out" "protected:            yes (" || return 1
+	contains "$out" "if mapped executable: lib " || return 1
+	contains "$out" "  pid $pid, mapped executable: " || return 1
+	# The same bytes, so that nothing breaks if the write is let through.
+	if cp "$T/libcopy.so" "$lib" 2>"$T/.err"; then
+		why="cp over a mapped library worked"
+		return 1
+	fi
+	contains "$(cat "$T/.err")" "Text file busy"
+}
+
+test_why_explains_an_idle_file() {
+	echo data >"$T/idle"
+	run "$DWC" why "$T/idle"
+	expect 0 "" || return 1
+	has_line "protected:            no (0 holders)" || return 1
+	has_line "writers:              0" || return 1
+	has_line "processes:            none that you can see" || return 1
+	contains "$out" "advice: "
+}
+
+test_why_of_a_missing_file_fails() {
+	run "$DWC" why "$T/missing"
+	expect 1 "denywritectl: why: $T/missing: No such file or directory"
+}
+
+# --- privileges and usage ----------------------------------------------------------
+
+test_unprivileged_user_can_read_but_not_change() {
+	mkdir -p "$T/d" && echo data >"$T/idle" || return 1
+	start_copy nobody-run || return 1
+	for cmd in status list stats mode "why $T/idle" "why $T/nobody-run"; do
+		# shellcheck disable=SC2086
+		run "$BIN/runas" $NOBODY "$DWC" $cmd
+		expect 0 "" || { why="$cmd: $why"; return 1; }
+	done
+	contains "$out" "protected:            yes (" || return 1
+	for cmd in "mode enforce" "add $T/d" "del /" clear "load $T/orig.policy"; do
+		# shellcheck disable=SC2086
+		run "$BIN/runas" $NOBODY "$DWC" $cmd
+		expect 1 "denywritectl: ${cmd%% *}: $CAP_MSG" ||
+			{ why="$cmd: $why"; return 1; }
+	done
+	run "$DWC" list
+	cmp -s "$T/.out" "$T/orig.rules" || { why="policy changed: $out"; return 1; }
+}
+
+test_usage_errors_exit_2() {
+	run "$DWC" frobnicate
+	expect 2 "denywritectl: unknown command 'frobnicate'
+$HINT" || return 1
+	run "$DWC" add --exec --lib /
+	expect 2 "denywritectl: add: --exec and --lib conflict
+$HINT" || return 1
+	run "$DWC" mode sideways
+	expect 2 "denywritectl: mode: unknown mode 'sideways' (off, audit or enforce)
+$HINT" || return 1
+	run "$DWC" list extra
+	expect 2 "denywritectl: list: unexpected argument 'extra'
+$HINT"
+}
+
+# --- main -------------------------------------------------------------------------
+
+orig_mode=$("$DWC" mode 2>/dev/null) &&
+	"$DWC" save >"$T/orig.policy" 2>/dev/null &&
+	"$DWC" list >"$T/orig.rules" 2>/dev/null || {
+	echo "FAIL cli_setup: cannot read the policy: $("$DWC" status 2>&1 | head -n 1)"
+	rm -rf "$T"
+	exit 1
+}
+
+t version_is_printed
+t status_reports_active_and_mode
+t status_counts_a_running_file_as_protected
+t save_prints_header_then_list
+t json_outputs_are_single_objects
+t mode_is_shown_and_set
+t add_and_del_a_rule
+t add_stores_canonical_path_and_option
+t add_of_a_missing_path_fails
+t add_is_all_or_nothing
+t add_of_a_present_rule_fails
+t add_of_the_same_object_by_another_name_fails_in_kernel
+t del_of_an_absent_rule_fails
+t del_checks_every_path_before_deleting
+t clear_removes_every_rule
+t save_clear_load_round_trips
+t load_reads_stdin_and_strips_comments
+t failed_load_of_a_bad_line_keeps_the_policy
+t failed_load_of_a_missing_path_keeps_the_policy
+t failed_load_of_one_object_twice_keeps_the_policy
+t stats_count_a_denied_write
+t why_explains_a_running_executable
+t why_explains_a_running_shared_library
+t why_explains_an_idle_file
+t why_of_a_missing_file_fails
+t unprivileged_user_can_read_but_not_change
+t usage_errors_exit_2
+
+# The policy and mode must be back as they were.
+"$DWC" save >"$T/final.policy" 2>/dev/null
+if [ "$("$DWC" mode 2>/dev/null)" != "$orig_mode" ] ||
+	! cmp -s "$T/orig.policy" "$T/final.policy"; then
+	echo "FAIL cli_restores_the_policy: mode $("$DWC" mode 2>&1), rules $(cat "$T/final.policy")"
+	failed=1
+fi
+rm -rf "$T"
+exit $failed
