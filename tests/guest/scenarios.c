@@ -397,11 +397,15 @@ static void sc_cp_over_running_lib(const struct scenario_env *env,
 static void write_mapped_by(struct probe *p, const char *prog,
 			    const char *mapped)
 {
+	char real[4096];
 	struct proc pr;
 
 	if (need_guest(p, mapped))
 		return;
-	if (start(&pr, bin(prog), bin(prog), mapped, p))
+	/* /proc/PID/maps names the file behind any symlink */
+	if (!realpath(mapped, real))
+		snprintf(real, sizeof(real), "%s", mapped);
+	if (start(&pr, bin(prog), bin(prog), real, p))
 		return;
 	p->err = probe_open(mapped, O_WRONLY);
 	proc_kill(&pr);
