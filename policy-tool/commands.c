@@ -33,7 +33,6 @@ static const char *write_error(int err, const char *file)
 {
 	switch (err) {
 	case EPERM:
-	case EACCES:
 		return "changing the policy needs CAP_MAC_ADMIN";
 	case EEXIST:
 		return "a rule for this path is already present";
@@ -44,7 +43,7 @@ static const char *write_error(int err, const char *file)
 			return "a path in the policy does not exist";
 		return strerror(err);
 	case E2BIG:
-		return "the policy is too large (the kernel takes at most 65536 bytes)";
+		return "the policy is too large for the kernel";
 	case ENAMETOOLONG:
 		return "path too long (at most 4095 bytes)";
 	default:
@@ -103,10 +102,11 @@ int cmd_status(const struct dw *dw, const struct cli *c)
 		printf("active:    yes\n"
 		       "mode:      %s\n"
 		       "rules:     %s\n"
-		       "protected: %s files\n"
+		       "protected: %s file%s\n"
 		       "denied:    write %s, truncate %s, exec %s, mmap %s\n"
 		       "audited:   %s\n",
-		       mode, v[0], v[1], v[2], v[3], v[4], v[5], v[6]);
+		       mode, v[0], v[1], strcmp(v[1], "1") ? "s" : "", v[2],
+		       v[3], v[4], v[5], v[6]);
 	kv_free(&l);
 	return 0;
 }
@@ -150,8 +150,7 @@ int cmd_mode(const struct dw *dw, const struct cli *c)
 	err = dw_write_line((void *)dw, "mode", c->args[0],
 			    strlen(c->args[0]));
 	if (err)
-		return fail("mode: %s: %s", c->args[0],
-			    write_error(err, "mode"));
+		return fail("mode: %s", write_error(err, "mode"));
 	return 0;
 }
 
