@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * denywrite: shared definitions
+ */
+
+#ifndef _SECURITY_DENYWRITE_COMMON_H
+#define _SECURITY_DENYWRITE_COMMON_H
+
+#include <linux/compiler.h>
+#include <linux/lsm_hooks.h>
+
+#define DENYWRITE_NAME "denywrite"
+
+/**
+ * enum denywrite_mode - what the LSM does with an operation it would refuse
+ * @DENYWRITE_MODE_OFF: no checks at all
+ * @DENYWRITE_MODE_AUDIT: log and count, then allow
+ * @DENYWRITE_MODE_ENFORCE: log and count, then refuse with ETXTBSY
+ */
+enum denywrite_mode {
+	DENYWRITE_MODE_OFF,
+	DENYWRITE_MODE_AUDIT,
+	DENYWRITE_MODE_ENFORCE,
+};
+
+extern enum denywrite_mode denywrite_mode;
+extern struct lsm_blob_sizes denywrite_blob_sizes;
+extern bool denywrite_enabled;
+extern const struct lsm_id denywrite_lsmid;
+
+/**
+ * denywrite_get_mode - the mode in force now
+ *
+ * Return: the mode; a change made through securityfs is seen by the very
+ * next operation.
+ */
+static inline enum denywrite_mode denywrite_get_mode(void)
+{
+	return READ_ONCE(denywrite_mode);
+}
+
+const char *denywrite_mode_name(enum denywrite_mode mode);
+int denywrite_mode_parse(const char *s, enum denywrite_mode *mode);
+
+void denywrite_add_hooks(void);
+
+#endif /* _SECURITY_DENYWRITE_COMMON_H */

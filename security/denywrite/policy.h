@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * denywrite: rules and policies
+ */
+
+#ifndef _SECURITY_DENYWRITE_POLICY_H
+#define _SECURITY_DENYWRITE_POLICY_H
+
+#include <linux/bits.h>
+#include <linux/path.h>
+#include <linux/srcu.h>
+#include <linux/types.h>
+
+#define DENYWRITE_SCOPE_EXEC	BIT(0)	/* files run by execve */
+#define DENYWRITE_SCOPE_LIB	BIT(1)	/* files mapped executable */
+#define DENYWRITE_SCOPE_ALL	(DENYWRITE_SCOPE_EXEC | DENYWRITE_SCOPE_LIB)
+
+/* Executing or mapping a covered file that is open for writing is allowed. */
+#define DENYWRITE_RULE_IGNORE_WRITERS	BIT(0)
+#define DENYWRITE_IGNORE_WRITERS	"ignore-writers"
+
+/* Largest policy accepted in one write to securityfs. */
+#define DENYWRITE_POLICY_MAX	65536
+
+/**
+ * struct denywrite_rule_spec - one parsed rule line, not yet resolved
+ * @path: the PATH field, pointing into the parsed line
+ * @scope: DENYWRITE_SCOPE_* bits
+ * @flags: DENYWRITE_RULE_* bits
+ */
+struct denywrite_rule_spec {
+	const char *path;
+	u8 scope;
+	u8 flags;
+};
+
+/**
+ * struct denywrite_rule - a rule of a policy
+ * @path: the object the rule covers, pinned for the rule's lifetime; the
+ *        mount is pinned too, so that the object cannot vanish under us
+ * @name: the canonical path, as the rule is printed
+ * @scope: DENYWRITE_SCOPE_* bits
+ * @flags: DENYWRITE_RULE_* bits
+ */
+struct denywrite_rule {
+	struct path path;
+	char *name;
+	u8 scope;
+	u8 flags;
+};
+
+/**
+ * struct denywrite_policy - an immutable set of rules
+ * @scopes: union of the rules' scopes, to skip matching quickly
+ * @count: number of rules
+ * @rules: the rules, in the order they were given
+ *
+ * A policy is never changed once published: writers build a new one and
+ * swap it in (see denywrite_policy_replace()), readers use it inside
+ * denywrite_policy_srcu read-side critical sections.  SRCU rather than RCU
+ * because matching may sleep (it takes path references to cross mounts).
+ */
+struct denywrite_policy {
+	u8 scopes;
+	size_t count;
+	struct denywrite_rule rules[] __counted_by(count);
+};
+
+extern struct srcu_struct denywrite_policy_srcu;
+
+int denywrite_parse_rule(char *line, struct denywrite_rule_spec *spec);
+struct denywrite_policy *denywrite_policy_parse(char *text);
+struct denywrite_policy *denywrite_policy_current(void);
+void denywrite_policy_replace(struct denywrite_policy *policy);
+void denywrite_policy_free(struct denywrite_policy *policy);
+int denywrite_policy_add(char *line);
+int denywrite_policy_del(char *name);
+const struct denywrite_rule *
+denywrite_policy_match(const struct denywrite_policy *policy,
+		       const struct path *path, u8 scope);
+const struct denywrite_rule *
+denywrite_policy_match_dentry(const struct denywrite_policy *policy,
+			      struct dentry *dentry, u8 scope);
+const char *denywrite_scope_name(u8 scope);
+int denywrite_rule_format(const struct denywrite_rule *rule, char *buf,
+			  size_t size);
+
+#endif /* _SECURITY_DENYWRITE_POLICY_H */

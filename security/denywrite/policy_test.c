@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * denywrite: KUnit tests of the rule and policy parser
+ */
+
+#include <kunit/test.h>
+#include <linux/err.h>
+#include <linux/limits.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+
+#include "policy.h"
+
+static int parse(struct kunit *test, const char *line,
+		 struct denywrite_rule_spec *spec)
+{
+	char *copy = kunit_kstrdup(test, line, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, copy);
+	return denywrite_parse_rule(copy, spec);
+}
+
+static void parse_rule_valid(struct kunit *test)
+{
+	struct denywrite_rule_spec spec;
+
+	KUNIT_EXPECT_EQ(test, parse(test, "exec /usr/bin", &spec), 0);
+	KUNIT_EXPECT_EQ(test, spec.scope, DENYWRITE_SCOPE_EXEC);
+	KUNIT_EXPECT_EQ(test, spec.flags, 0);
+	KUNIT_EXPECT_STREQ(test, spec.path, "/usr/bin");
+
+	KUNIT_EXPECT_EQ(test, parse(test, "lib\t/usr/lib", &spec), 0);
+	KUNIT_EXPECT_EQ(test, spec.scope, DENYWRITE_SCOPE_LIB);
+	KUNIT_EXPECT_STREQ(test, spec.path, "/usr/lib");
+
+	KUNIT_EXPECT_EQ(test, parse(test, "all  \t /", &spec), 0);
+	KUNIT_EXPECT_EQ(test, spec.scope, DENYWRITE_SCOPE_ALL);
+	KUNIT_EXPECT_STREQ(test, spec.path, "/");
+
+	KUNIT_EXPECT_EQ(test, parse(test, "exec,ignore-writers /a b", &spec),
+			0);
+	KUNIT_EXPECT_EQ(test, spec.flags, DENYWRITE_RULE_IGNORE_WRITERS);
+	KUNIT_EXPECT_STREQ(test, spec.path, "/a b");
+}
+
+static void parse_rule_invalid(struct kunit *test)
+{
+	static const char *const bad[] = {
+		"", " ", "exec", "exec ", "exec  ", "/usr", "foo /usr",
+		"EXEC /usr", "exec usr", "exec ./usr", "exec /usr ",
+		"exec /usr\t", "exec /usr\r", "exec /u\x01sr",
+		"exec, /usr", ",ignore-writers /usr", "exec,bogus /usr",
+		"exec,ignore-writers,ignore-writers /usr",
+		"exec,ignore-writersx /usr", " exec /usr",
+	};
+	struct denywrite_rule_spec spec;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_EQ_MSG(test, parse(test, bad[i], &spec), -EINVAL,
+				    "line \"%s\"", bad[i]);
+}
+
+static void parse_rule_path_length(struct kunit *test)
+{
+	struct denywrite_rule_spec spec;
+	size_t prefix = strlen("exec ");
+	char *line = kunit_kzalloc(test, prefix + PATH_MAX + 1, GFP_KERNEL);
+	char *copy;
+
+	KUNIT_ASSERT_NOT_NULL(test, line);
+	memcpy(line, "exec /", prefix + 1);
+	memset(line + prefix + 1, 'a', PATH_MAX - 1);
+
+	line[prefix + PATH_MAX - 1] = '\0';	/* PATH_MAX - 1 bytes: fits */
+	copy = kunit_kstrdup(test, line, GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, copy);
+	KUNIT_EXPECT_EQ(test, denywrite_parse_rule(copy, &spec), 0);
+	line[prefix + PATH_MAX - 1] = 'a';	/* PATH_MAX bytes: too long */
+	KUNIT_EXPECT_EQ(test, denywrite_parse_rule(line, &spec),
+			-ENAMETOOLONG);
+}
+
+static struct denywrite_policy *policy(struct kunit *test, const char *text)
+{
+	char *copy = kunit_kstrdup(test, text, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, copy);
+	return denywrite_policy_parse(copy);
+}
+
+static void policy_empty(struct kunit *test)
+{
+	static const char *const empty[] = { "", "\n", "\n\n \t\n", " " };
+	struct denywrite_policy *p;
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(empty); i++) {
+		p = policy(test, empty[i]);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(p));
+		KUNIT_EXPECT_EQ(test, p->count, 0);
+		denywrite_policy_free(p);
+	}
+}
+
+static void policy_valid_and_formatted(struct kunit *test)
+{
+	struct denywrite_policy *p;
+	char line[64];
+
+	p = policy(test, "\nall,ignore-writers //\n\n");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(p));
+	KUNIT_ASSERT_EQ(test, p->count, 1);
+	KUNIT_EXPECT_STREQ(test, p->rules[0].name, "/");
+	denywrite_rule_format(&p->rules[0], line, sizeof(line));
+	KUNIT_EXPECT_STREQ(test, line, "all,ignore-writers /\n");
+	denywrite_policy_free(p);
+}
+
+static void policy_errors_change_nothing(struct kunit *test)
+{
+	struct denywrite_policy *p;
+
+	/* Two rules for one object, whatever the name or scope. */
+	p = policy(test, "exec /\nlib /.");
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(p), -EINVAL);
+	/* A bad line after good ones: nothing leaks (kmemleak). */
+	p = policy(test, "exec /\nexec /\x7f");
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(p), -EINVAL);
+	/* Trailing garbage makes another path, which does not exist. */
+	p = policy(test, "exec / garbage");
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(p), -ENOENT);
+	p = policy(test, "exec /denywrite-kunit-no-such-path");
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(p), -ENOENT);
+}
+
+static void policy_too_many_rules(struct kunit *test)
+{
+	size_t n = 1100, i;
+	char *text = kunit_kzalloc(test, n * 8 + 1, GFP_KERNEL);
+	struct denywrite_policy *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, text);
+	for (i = 0; i < n; i++)
+		strcat(text, "exec /\n");
+	p = denywrite_policy_parse(text);
+	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(p), -E2BIG);
+}
+
+static struct kunit_case denywrite_policy_cases[] = {
+	KUNIT_CASE(parse_rule_valid),
+	KUNIT_CASE(parse_rule_invalid),
+	KUNIT_CASE(parse_rule_path_length),
+	KUNIT_CASE(policy_empty),
+	KUNIT_CASE(policy_valid_and_formatted),
+	KUNIT_CASE(policy_errors_change_nothing),
+	KUNIT_CASE(policy_too_many_rules),
+	{}
+};
+
+static struct kunit_suite denywrite_policy_suite = {
+	.name = "denywrite_policy",
+	.test_cases = denywrite_policy_cases,
+};
+
+kunit_test_suite(denywrite_policy_suite);

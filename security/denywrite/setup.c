@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * denywrite: registration, boot parameters and the boot policy
+ *
+ * Booting with lsm=...,denywrite gives the behaviour of kernels before
+ * "fs: don't block i_writecount during exec": mode enforce and the rule
+ * "exec /".  denywrite.mode= and denywrite.default= change that.
+ */
+
+#define pr_fmt(fmt) "denywrite: " fmt
+
+#include <linux/err.h>
+#include <linux/init.h>
+#include <linux/lsm_hooks.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <uapi/linux/lsm.h>
+
+#include "common.h"
+#include "policy.h"
+#include "protect.h"
+
+enum denywrite_mode denywrite_mode __read_mostly = DENYWRITE_MODE_ENFORCE;
+bool denywrite_enabled __ro_after_init;
+static bool denywrite_classic __initdata = true;
+
+static const char *const mode_names[] = {
+	[DENYWRITE_MODE_OFF] = "off",
+	[DENYWRITE_MODE_AUDIT] = "audit",
+	[DENYWRITE_MODE_ENFORCE] = "enforce",
+};
+
+/**
+ * denywrite_mode_name - the name of a mode, as securityfs shows it
+ * @mode: the mode
+ *
+ * Return: "off", "audit" or "enforce".
+ */
+const char *denywrite_mode_name(enum denywrite_mode mode)
+{
+	return mode_names[mode];
+}
+
+/**
+ * denywrite_mode_parse - parse the name of a mode
+ * @s: "off", "audit" or "enforce"
+ * @mode: set on success
+ *
+ * Return: 0 or -EINVAL.
+ */
+int denywrite_mode_parse(const char *s, enum denywrite_mode *mode)
+{
+	int i = match_string(mode_names, ARRAY_SIZE(mode_names), s);
+
+	if (i < 0)
+		return -EINVAL;
+	*mode = i;
+	return 0;
+}
+
+static int __init set_mode(char *str)
+{
+	if (denywrite_mode_parse(str, &denywrite_mode))
+		pr_warn("unknown denywrite.mode=%s, keeping %s\n", str,
+			denywrite_mode_name(denywrite_mode));
+	return 1;
+}
+__setup("denywrite.mode=", set_mode);
+
+static int __init set_default(char *str)
+{
+	if (!strcmp(str, "classic"))
+		denywrite_classic = true;
+	else if (!strcmp(str, "none"))
+		denywrite_classic = false;
+	else
+		pr_warn("unknown denywrite.default=%s, keeping %s\n", str,
+			denywrite_classic ? "classic" : "none");
+	return 1;
+}
+__setup("denywrite.default=", set_default);
+
+/*
+ * The root is mounted after security_init(), so the boot policy is loaded
+ * from an initcall, before init runs the first program.
+ */
+static int __init load_boot_policy(void)
+{
+	struct denywrite_policy *policy;
+	char *text;
+
+	if (!denywrite_enabled || !denywrite_classic)
+		return 0;
+	text = kstrdup("exec /", GFP_KERNEL);
+	if (!text)
+		return -ENOMEM;
+	policy = denywrite_policy_parse(text);
+	kfree(text);
+	if (IS_ERR(policy)) {
+		pr_err("cannot load the boot policy: %ld\n", PTR_ERR(policy));
+		return PTR_ERR(policy);
+	}
+	denywrite_policy_replace(policy);
+	return 0;
+}
+fs_initcall(load_boot_policy);
+
+struct lsm_blob_sizes denywrite_blob_sizes __ro_after_init = {
+	.lbs_inode = sizeof(struct denywrite_inode),
+	.lbs_file = sizeof(struct denywrite_file),
+};
+
+const struct lsm_id denywrite_lsmid = {
+	.name = DENYWRITE_NAME,
+	.id = LSM_ID_DENYWRITE,
+};
+
+static int __init denywrite_init(void)
+{
+	denywrite_add_hooks();
+	denywrite_enabled = true;
+	pr_info("up, mode %s, %s policy\n", denywrite_mode_name(denywrite_mode),
+		denywrite_classic ? "classic" : "empty");
+	return 0;
+}
+
+DEFINE_LSM(denywrite) = {
+	.name = DENYWRITE_NAME,
+	.init = denywrite_init,
+	.blobs = &denywrite_blob_sizes,
+};
