@@ -1,0 +1,22 @@
+#!/bin/sh
+# Install the Debian packages the build and the tests need, when missing.
+# Never touches the running kernel.
+set -eu
+pkgs="linux-source-6.12 gcc make flex bison bc libelf-dev libssl-dev cpio
+qemu-system-x86 busybox-static libcap-dev xz-utils patch perl python3 groff
+man-db cppcheck"
+missing=
+for p in $pkgs; do
+	dpkg-query -W -f '${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing packages:$missing (run as root to install them)" >&2
+	exit 1
+fi
+echo "deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,58 @@
+#!/bin/sh
+# test.sh all|stock
+#
+# all: host unit tests, then the patched kernel booted with denywrite (the
+# LSM suite and the matrix of modes x rule sets x scenarios), with boot
+# parameters, without denywrite (the removal alone), and the stock kernel;
+# then one report whose last line is "N passed, N failed".
+# stock: only the stock kernel.
+set -u
+what=$1
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+out=build/test
+mkdir -p "$out"
+make="make --no-print-directory -s"
+bz=build/obj/arch/x86/boot/bzImage
+bz_stock=build/obj-stock/arch/x86/boot/bzImage
+initrd=build/initramfs.cpio.gz
+start=$(date +%s)
+
+failed_step() {	# a step that fails becomes a FAIL line of its own
+	echo "FAIL $1: see the output above" >>"$out/steps.log"
+}
+
+boot() {	# boot SUITE KERNEL ARGS
+	rm -rf "${out:?}/$1"
+	scripts/boot.sh "$2" "$initrd" "$out/$1" "$3 dwsuite=$1" || true
+}
+
+rm -f "$out/steps.log" "$out/host.log"
+touch "$out/steps.log"
+
+if [ "$what" = all ]; then
+	echo "== host unit tests"
+	$make check-host >"$out/host.log" 2>&1 || true
+	grep -E '^(PASS|FAIL) ' "$out/host.log" | grep '^FAIL' || true
+	grep -q '^PASS ' "$out/host.log" || { cat "$out/host.log"; failed_step host_unit_tests_run; }
+	echo "== building (patched kernel, CLI, guest)"
+	if $make kernel initramfs; then
+		echo "== booting the patched kernel"
+		boot lsm "$bz" "lsm=capability,denywrite"
+		boot params "$bz" "lsm=capability,denywrite denywrite.mode=audit denywrite.default=none"
+		boot removed "$bz" "lsm=capability"
+	else
+		failed_step patched_kernel_builds
+	fi
+fi
+echo "== building the stock kernel"
+if $make kernel-stock initramfs; then
+	boot stock "$bz_stock" "lsm=capability"
+else
+	failed_step stock_kernel_builds
+fi
+echo "== report ($(($(date +%s) - start)) s)"
+if [ "$what" = all ]; then
+	exec scripts/report.py "$out" host lsm params removed stock
+fi
+exec scripts/report.py "$out" stock
