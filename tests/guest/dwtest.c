@@ -394,7 +394,7 @@ static void matrix_unit(const void *arg)
 		if (j->env.mode == M_ENFORCE)
 			exp.denied[s->op] += p.extra_denials;
 		if (would)
-			exp.audited = 1;
+			exp.audited = 1 + s->also_truncates;
 		if (lsm && (bad = check_deltas(&s0, &s1, &exp)))
 			emit_check(j->name, false, "counters: %s", bad);
 		else if (would && klog_wait(&kl, op_names[s->op], 3000, why,

@@ -126,6 +126,10 @@ struct scenario {
 	enum loc loc;
 	enum op op;
 	bool lsm_only;
+	/* The operation also truncates (O_TRUNC): audit mode lets the open
+	 * through, so the truncation is a second operation enforce would
+	 * refuse, and is audited too. */
+	bool also_truncates;
 	/* Either run, or exe_op: "start a fresh sleeper copy at /tmp/dw/exe,
 	 * return the errno of one operation on it". */
 	void (*run)(const struct scenario_env *env, struct probe *p);
