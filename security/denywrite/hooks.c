@@ -12,7 +12,9 @@
  *   no return, where a refusal would kill the process, so the check is done
  *   at open, where the classic open_exec() did it;
  * - in bprm_check_security, for the binary and each interpreter, under
- *   "exec" rules;
+ *   "exec" rules, and in mm_replace_exe_file for the file that
+ *   prctl(PR_SET_MM_EXE_FILE or PR_SET_MM_MAP) makes the executable, as the
+ *   classic denial did (it failed with EACCES; we fail with ETXTBSY);
  * - in mmap_file and file_mprotect, when PROT_EXEC is added to a file
  *   mapping, under "lib" rules.  A file the process already protects is
  *   never refused, nor is a mapping the kernel makes during exec.
@@ -86,6 +88,11 @@ static int hook_bprm_check_security(struct linux_binprm *bprm)
 			       DENYWRITE_OP_EXEC);
 }
 
+static int hook_mm_replace_exe_file(struct mm_struct *mm, struct file *file)
+{
+	return protect_covered(file, DENYWRITE_SCOPE_EXEC, DENYWRITE_OP_EXEC);
+}
+
 static int protect_mapping(struct file *file)
 {
 	if (denywrite_file_is_protected(file) || current->in_execve)
@@ -140,6 +147,7 @@ static void hook_file_release(struct file *file)
 static struct security_hook_list denywrite_hooks[] __ro_after_init = {
 	LSM_HOOK_INIT(file_post_open, hook_file_post_open),
 	LSM_HOOK_INIT(bprm_check_security, hook_bprm_check_security),
+	LSM_HOOK_INIT(mm_replace_exe_file, hook_mm_replace_exe_file),
 	LSM_HOOK_INIT(mmap_file, hook_mmap_file),
 	LSM_HOOK_INIT(file_mprotect, hook_file_mprotect),
 	LSM_HOOK_INIT(file_open, hook_file_open),
