@@ -39,7 +39,7 @@ guest-progs: deps
 initramfs: cli guest-progs
 	@$(MAKE) -s $(INITRD)
 
-$(INITRD): scripts/mkinitramfs.sh qemu/init qemu/guest-suites.sh \
+$(INITRD): scripts/mkinitramfs.sh qemu/init qemu/guest-suites.sh qemu/demo.sh \
 		$(wildcard tests/guest/*.sh) $(CLI) $(wildcard tests/guest/bin/*)
 	@echo "initramfs: $@"
 	@scripts/mkinitramfs.sh $@

@@ -26,7 +26,7 @@ cp -L "$multiarch/libc.so.6" "$multiarch/ld-linux-x86-64.so.2" usr/lib/x86_64-li
 ln -s ../lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 usr/lib64/ld-linux-x86-64.so.2
 
 cp "$top/qemu/init" init
-cp "$top/qemu/guest-suites.sh" tests/
+cp "$top/qemu/guest-suites.sh" "$top/qemu/demo.sh" tests/
 cp "$top"/tests/guest/*.sh tests/ 2>/dev/null || true
 guestbin="$top/tests/guest/bin"
 for f in "$guestbin"/*; do

@@ -118,8 +118,8 @@ def demo(d):
     con = read(os.path.join(d, "console.log")) or []
     print("\n".join(l for l in res if l != "DWTEST-DONE"))
     splat = next((l for l in con if any(s in l for s in SPLATS)), None)
-    if "DWTEST-DONE" not in res or splat:
-        print(f"demo failed: {splat or 'guest did not finish'}")
+    if "DWTEST-DONE" not in res or "demo: done" not in res or splat:
+        print(f"demo failed: {splat or 'a step misbehaved or the guest did not finish'}")
         return 1
     return 0
 
