@@ -1,6 +1,6 @@
 /* dwtest - in-guest scenario driver for denywrite.
  *
- *   dwtest --kernel stock|removed|lsm [--matrix] [--only NAME[,NAME...]]
+ *   dwtest --kernel stock|removed|lsm [--only NAME[,NAME...]]
  *          [--bin DIR] [--cli PATH] [--sfs DIR]
  *
  * stdout carries only "PASS <name>", "FAIL <name>: <reason>" and
@@ -485,10 +485,8 @@ static void extra_unit(const void *arg)
 static void usage(void)
 {
 	fprintf(stderr,
-		"usage: dwtest --kernel stock|removed|lsm [--matrix] [--only NAME[,NAME...]]\n"
+		"usage: dwtest --kernel stock|removed|lsm [--only NAME[,NAME...]]\n"
 		"              [--bin DIR] [--cli PATH] [--sfs DIR]\n"
-		"  --matrix  accepted for compatibility: lsm always runs the full\n"
-		"            (rule set x mode) matrix\n"
 		"  --only    run only these scenarios / extra tests\n"
 		"  --bin     directory of sleeper, forker, dynsleep, dlsleep\n"
 		"            (default: the directory of dwtest itself)\n"
@@ -543,8 +541,6 @@ int main(int argc, char **argv)
 		const char *a = argv[i];
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
 
-		if (!strcmp(a, "--matrix"))
-			continue;
 		if (!v)
 			usage();
 		if (!strcmp(a, "--kernel"))
