@@ -22,6 +22,16 @@ failed_step() {	# a step that fails becomes a FAIL line of its own
 	echo "FAIL $1: see the output above" >>"$out/steps.log"
 }
 
+step() {	# step NAME COMMAND...: a PASS or FAIL line for a whole command
+	name=$1
+	shift
+	if "$@"; then
+		echo "PASS $name" >>"$out/steps.log"
+	else
+		failed_step "$name"
+	fi
+}
+
 boot() {	# boot SUITE KERNEL ARGS
 	rm -rf "${out:?}/$1"
 	scripts/boot.sh "$2" "$initrd" "$out/$1" "$3 dwsuite=$1" || true
@@ -35,8 +45,11 @@ if [ "$what" = all ]; then
 	$make check-host >"$out/host.log" 2>&1 || true
 	grep -E '^(PASS|FAIL) ' "$out/host.log" | grep '^FAIL' || true
 	grep -q '^PASS ' "$out/host.log" || { cat "$out/host.log"; failed_step host_unit_tests_run; }
+	echo "== static analysis of denywritectl"
+	step cli_static_analysis_is_clean $make -C policy-tool analyze
 	echo "== building (patched kernel, CLI, guest)"
 	if $make kernel initramfs; then
+		step checkpatch_strict_is_clean scripts/checkpatch.sh build/linux
 		echo "== booting the patched kernel"
 		boot lsm "$bz" "lsm=capability,denywrite"
 		boot params "$bz" "lsm=capability,denywrite denywrite.mode=audit denywrite.default=none"
