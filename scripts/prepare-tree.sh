@@ -46,7 +46,9 @@ if [ $same = no ]; then
 		for p in $want; do cat "$patchdir/$p"; done) |
 		sed -n 's|^+++ b/\([^\t]*\).*|\1|p' | sort -u)
 	before=$(cd "$src" && for f in $touched; do
-		[ -f "$f" ] && echo "$(sha1sum <"$f" | cut -c1-40) $(stat -c %Y "$f") $f"
+		if [ -f "$f" ]; then
+			echo "$(sha1sum <"$f" | cut -c1-40) $(stat -c %Y "$f") $f"
+		fi
 	done)
 	for p in $(echo "$have" | sed '1!G;h;$!d'); do
 		echo "tree: reversing $p"
@@ -66,9 +68,10 @@ if [ $same = no ]; then
 		echo "$p" >>"$applied/series"
 	done
 	echo "$before" | while read -r sum mtime f; do
-		[ -n "$f" ] && [ -f "$src/$f" ] &&
-			[ "$(sha1sum <"$src/$f" | cut -c1-40)" = "$sum" ] &&
+		if [ -n "$f" ] && [ -f "$src/$f" ] &&
+			[ "$(sha1sum <"$src/$f" | cut -c1-40)" = "$sum" ]; then
 			touch -d "@$mtime" "$src/$f"
+		fi
 	done
 fi
 
@@ -79,5 +82,7 @@ for f in "$lsm"/*; do
 	cmp -s "$f" "$dst/${f##*/}" || cp "$f" "$dst/"
 done
 for f in "$dst"/*; do
-	[ -e "$lsm/${f##*/}" ] || rm -f "$f"
+	if [ ! -e "$lsm/${f##*/}" ]; then
+		rm -f "$f"
+	fi
 done
