@@ -9,7 +9,7 @@ set -eu
 accel=${QEMU_ACCEL:-tcg}
 limit=${QEMU_TIMEOUT:-900}
 mem=${QEMU_MEM:-1024}
-common="-accel $accel -cpu max -m $mem -smp 2 -no-reboot -nodefaults -display none"
+common="-accel $accel -cpu max,la57=off -m $mem -smp 2 -no-reboot -nodefaults -display none"
 
 if [ "$1" = --interactive ]; then
 	kernel=$2 initrd=$3 args=$4
