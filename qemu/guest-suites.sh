@@ -90,6 +90,113 @@ prctl_exe_file_protected() {
 	check prctl_new_exe_writable_after_exit_allowed_in_$1 sh -c ": >>$new"
 }
 
+# run_then_write NAME EXPECT TARGET CMD...: start CMD, wait until it runs a
+# "prog" binary, then try to open TARGET for writing: EXPECT is denied (with
+# "Text file busy") or allowed.
+run_then_write() {
+	name=$1 want=$2 target=$3
+	shift 3
+	"$@" &
+	pid=$!
+	i=0
+	while ! readlink /proc/$pid/exe | grep -q 'prog$' && [ $i -lt 50 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	err=$( (: >>"$target") 2>&1)
+	rc=$?
+	kill $pid
+	wait $pid 2>/dev/null
+	got=allowed
+	[ $rc != 0 ] && got=other
+	echo "$err" | grep -q 'Text file busy' && got=denied
+	if [ $got = "$want" ]; then
+		echo "PASS ${name}_${want}_in_enforce"
+	else
+		echo "FAIL ${name}_${want}_in_enforce: $got ($err)"
+	fi
+}
+
+# Rules match kernel objects: no other path to a covered file escapes the
+# rule, and no path string inside the rule's directory covers a file that
+# lives elsewhere.
+path_tests() {
+	d=/tmp/dwp
+	rm -rf $d
+	mkdir -p $d/bin $d/other /mnt/dwp-bind /mnt/dwp-ns
+	cp /tests/bin/sleeper $d/bin/prog
+	cp /tests/bin/sleeper $d/other/prog
+	ln -s $d/bin/prog $d/link
+	ln -s $d/other/prog $d/bin/outside
+	denywritectl clear && denywritectl add --exec $d/bin || {
+		echo "FAIL path_tests_setup: denywritectl failed"
+		return
+	}
+	run_then_write exec_via_symlink denied $d/bin/prog $d/link
+	run_then_write exec_via_dotdot denied $d/bin/prog $d/other/../bin/prog
+	run_then_write exec_in_chroot denied $d/bin/prog chroot $d /bin/prog
+	mount --bind $d/bin /mnt/dwp-bind
+	run_then_write exec_via_bind_mount denied $d/bin/prog /mnt/dwp-bind/prog
+	umount /mnt/dwp-bind
+	run_then_write exec_in_mount_namespace denied $d/bin/prog \
+		unshare -m sh -c "mount --bind $d/bin /mnt/dwp-ns && exec /mnt/dwp-ns/prog"
+	run_then_write exec_via_symlink_in_rule_dir_to_outside allowed \
+		$d/other/prog $d/bin/outside
+	run_then_write exec_outside_rule allowed $d/other/prog $d/other/prog
+	denywritectl clear
+	denywritectl add --exec /
+	rm -rf $d
+}
+
+# Readers of the rules file see a whole policy, old or new, while a writer
+# keeps swapping two of them.
+policy_reads_are_atomic() {
+	d=/tmp/dwa
+	mkdir -p $d/1 $d/2 $d/3 $d/4
+	printf 'exec /\n' >$d/a
+	printf 'exec /\nlib %s/1\nlib %s/2\nlib %s/3\nlib %s/4\n' $d $d $d $d >$d/b
+	denywritectl save >$d/saved
+	(while :; do
+		denywritectl load $d/a
+		denywritectl load $d/b
+	done) >/dev/null 2>&1 &
+	writer=$!
+	old=$(cat $d/a) new=$(cat $d/b)
+	bad=0 a=0 b=0 i=0
+	while [ $i -lt 100 ]; do
+		r=$(cat /sys/kernel/security/denywrite/rules)
+		if [ "$r" = "$old" ]; then a=$((a + 1))
+		elif [ "$r" = "$new" ]; then b=$((b + 1))
+		else bad=$((bad + 1))
+		fi
+		i=$((i + 1))
+	done
+	kill $writer
+	wait $writer 2>/dev/null
+	denywritectl load $d/saved
+	rm -rf $d
+	if [ $bad = 0 ] && [ $a -gt 0 ] && [ $b -gt 0 ]; then
+		echo "PASS policy_reads_see_whole_policies_allowed_in_enforce"
+	else
+		echo "FAIL policy_reads_see_whole_policies_allowed_in_enforce: $bad mixed, $a old, $b new reads"
+	fi
+}
+
+# denywritectl with securityfs unmounted: root mounts it, others are told how.
+cli_without_securityfs() {
+	umount /sys/kernel/security
+	msg=$(/tests/bin/runas 65534 denywritectl status 2>&1)
+	rc=$?
+	if [ $rc = 1 ] && echo "$msg" | grep -q 'mount -t securityfs securityfs /sys/kernel/security'; then
+		echo "PASS cli_unprivileged_without_securityfs_says_mount_command"
+	else
+		echo "FAIL cli_unprivileged_without_securityfs_says_mount_command: exit $rc: $msg"
+	fi
+	check cli_root_without_securityfs_mounts_it denywritectl status
+	grep -q ' /sys/kernel/security ' /proc/mounts ||
+		mount -t securityfs securityfs /sys/kernel/security
+}
+
 suite_lsm() {
 	kmemleak_start
 	d=/sys/kernel/security/denywrite
@@ -99,6 +206,9 @@ suite_lsm() {
 	/tests/bin/dwtest --kernel lsm
 	prctl_exe_file_with_writer 26 enforce
 	prctl_exe_file_protected enforce
+	path_tests
+	policy_reads_are_atomic
+	cli_without_securityfs
 	[ -f /tests/cli.sh ] && sh /tests/cli.sh
 	kmemleak_check
 }
