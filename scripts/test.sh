@@ -50,6 +50,9 @@ if [ "$what" = all ]; then
 	echo "== building (patched kernel, CLI, guest)"
 	if $make kernel initramfs; then
 		step checkpatch_strict_is_clean scripts/checkpatch.sh build/linux
+		step kerneldoc_is_clean sh -c 'cd build/linux &&
+			out=$(scripts/kernel-doc -none -Wall security/denywrite/*.[ch] 2>&1) &&
+			[ -z "$out" ] || { echo "$out"; false; }'
 		echo "== booting the patched kernel"
 		boot lsm "$bz" "lsm=capability,denywrite"
 		boot params "$bz" "lsm=capability,denywrite denywrite.mode=audit denywrite.default=none"
