@@ -50,6 +50,7 @@ if [ "$what" = all ]; then
 	echo "== building (patched kernel, CLI, guest)"
 	if $make kernel initramfs; then
 		step checkpatch_strict_is_clean scripts/checkpatch.sh build/linux
+		step tree_has_2021_map_denywrite_removal scripts/check-2021-series.sh build/linux
 		step kerneldoc_is_clean sh -c 'cd build/linux &&
 			out=$(scripts/kernel-doc -none -Wall security/denywrite/*.[ch] 2>&1) &&
 			[ -z "$out" ] || { echo "$out"; false; }'
