@@ -11,6 +11,14 @@ check() {	# check NAME CONDITION-COMMAND... : PASS if the command succeeds
 	fi
 }
 
+verdict() {	# verdict NAME GOT WANT [DETAIL]: PASS if GOT is WANT
+	if [ "$2" = "$3" ]; then
+		echo "PASS $1"
+	else
+		echo "FAIL $1: got $2, expected $3${4:+ ($4)}"
+	fi
+}
+
 lsm_listed() {
 	tr ',' '\n' </sys/kernel/security/lsm | grep -qx denywrite
 }
@@ -60,11 +68,7 @@ prctl_exe_file_with_writer() {
 	[ $rc -ge 124 ] && rc=ok
 	what=denied
 	[ "$1" = ok ] && what=allowed
-	if [ $rc = "$1" ]; then
-		echo "PASS prctl_set_exe_file_with_writer_${what}_in_$2"
-	else
-		echo "FAIL prctl_set_exe_file_with_writer_${what}_in_$2: got $rc, expected $1"
-	fi
+	verdict "prctl_set_exe_file_with_writer_${what}_in_$2" "$rc" "$1"
 }
 
 # prctl(PR_SET_MM_EXE_FILE) makes the new file protected until exit.
@@ -110,11 +114,7 @@ run_then_write() {
 	got=allowed
 	[ $rc != 0 ] && got=other
 	echo "$err" | grep -q 'Text file busy' && got=denied
-	if [ $got = "$want" ]; then
-		echo "PASS ${name}_${want}_in_enforce"
-	else
-		echo "FAIL ${name}_${want}_in_enforce: $got ($err)"
-	fi
+	verdict "${name}_${want}_in_enforce" "$got" "$want" "$err"
 }
 
 # Rules match kernel objects: no other path to a covered file escapes the
