@@ -236,15 +236,19 @@ void denywrite_policy_free(struct denywrite_policy *policy)
 	kfree(policy);
 }
 
+/* The rule for @dentry among the first @count, if it has a bit of @scope. */
 static const struct denywrite_rule *
 find_object(const struct denywrite_policy *policy, size_t count,
-	    const struct dentry *dentry)
+	    const struct dentry *dentry, u8 scope)
 {
 	size_t i;
 
-	for (i = 0; i < count; i++)
-		if (policy->rules[i].path.dentry == dentry)
-			return &policy->rules[i];
+	for (i = 0; i < count; i++) {
+		const struct denywrite_rule *rule = &policy->rules[i];
+
+		if ((rule->scope & scope) && rule->path.dentry == dentry)
+			return rule;
+	}
 	return NULL;
 }
 
@@ -293,7 +297,8 @@ struct denywrite_policy *denywrite_policy_parse(char *text)
 		if (err)
 			break;
 		filled++;
-		if (find_object(policy, filled - 1, rule->path.dentry)) {
+		if (find_object(policy, filled - 1, rule->path.dentry,
+				DENYWRITE_SCOPE_ALL)) {
 			err = -EINVAL;
 			break;
 		}
@@ -403,7 +408,8 @@ int denywrite_policy_add(char *line)
 	mutex_lock(&denywrite_policy_mutex);
 	old = rcu_dereference_protected(denywrite_policy,
 					lockdep_is_held(&denywrite_policy_mutex));
-	if (old && find_object(old, old->count, rule.path.dentry)) {
+	if (old && find_object(old, old->count, rule.path.dentry,
+			       DENYWRITE_SCOPE_ALL)) {
 		err = -EEXIST;
 		goto out_unlock;
 	}
@@ -455,21 +461,6 @@ out_unlock:
 	return err;
 }
 
-static const struct denywrite_rule *
-match_object(const struct denywrite_policy *policy, const struct dentry *d,
-	     u8 scope)
-{
-	size_t i;
-
-	for (i = 0; i < policy->count; i++) {
-		const struct denywrite_rule *rule = &policy->rules[i];
-
-		if ((rule->scope & scope) && rule->path.dentry == d)
-			return rule;
-	}
-	return NULL;
-}
-
 /**
  * denywrite_policy_match_dentry - most specific rule above @dentry
  * @policy: the policy, or NULL
@@ -496,7 +487,7 @@ denywrite_policy_match_dentry(const struct denywrite_policy *policy,
 	do {
 		seq = read_seqbegin(&rename_lock);
 		for (d = dentry;; d = READ_ONCE(d->d_parent)) {
-			rule = match_object(policy, d, scope);
+			rule = find_object(policy, policy->count, d, scope);
 			if (rule || IS_ROOT(d))
 				break;
 		}
