@@ -10,7 +10,8 @@ BZIMAGE := $(KOBJ)/arch/x86/boot/bzImage
 STOCK_BZIMAGE := $(STOCK_OBJ)/arch/x86/boot/bzImage
 INITRD := $(B)/initramfs.cpio.gz
 CLI := policy-tool/denywritectl
-FRAGMENTS := qemu/kernel.config qemu/denywrite.config
+FRAGMENTS := qemu/kernel.config qemu/debug.config qemu/denywrite.config
+STOCK_FRAGMENTS := qemu/kernel.config qemu/debug.config
 
 export QEMU_ACCEL ?= tcg
 
@@ -28,7 +29,7 @@ kernel: deps
 
 kernel-stock: deps
 	@scripts/prepare-tree.sh $(STOCK_SRC)
-	@scripts/build-kernel.sh $(STOCK_SRC) $(STOCK_OBJ) qemu/kernel.config
+	@scripts/build-kernel.sh $(STOCK_SRC) $(STOCK_OBJ) $(STOCK_FRAGMENTS)
 
 cli: deps
 	@$(MAKE) -s -C policy-tool

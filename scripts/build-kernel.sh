@@ -5,6 +5,13 @@
 # fragment changed), check that every option the fragments ask for survived
 # Kconfig, and build bzImage incrementally.
 set -eu
+# One kernel build at a time on this machine, whichever checkout runs it: a
+# build loads every core.
+exec 9>/tmp/denywrite-kbuild.lock
+if ! flock -n 9; then
+	echo "kernel: waiting for another kernel build to finish"
+	flock 9
+fi
 src=$(realpath "$1") obj=$(realpath -m "$2")
 shift 2
 mkdir -p "$obj"
