@@ -27,25 +27,37 @@
  *
  * /sys/kernel/security/denywrite/ holds these files.  Writes to mode,
  * rules, add and del need CAP_MAC_ADMIN in the initial user namespace,
- * checked on every write; everyone may read.  Each write must be one
- * write(2) at offset 0; one trailing newline is ignored.  Rules use the
- * syntax "SCOPE[,ignore-writers] PATH", SCOPE being exec, lib or all.
+ * both of the writer and of the credentials that opened the file, checked
+ * on every write (EPERM); everyone may read.  Each write must be one
+ * write(2) at offset 0 (a second write on the same file is at a later
+ * offset: EINVAL); one trailing newline is ignored, and a write of nothing
+ * changes nothing.  Every change of
+ * the mode or the policy that passes that check is audited, whether it
+ * succeeds or not.  Rules use the syntax "SCOPE[,ignore-writers] PATH",
+ * SCOPE being exec, lib or all; the rule whose canonical PATH is "/"
+ * covers every file on the system.
  *
  * mode (0644)
  *	Reads "off", "audit" or "enforce".  Writing one of them switches
  *	the mode for the very next operation; anything else is EINVAL.
+ *
+ * For the other files, a write longer than the file takes is E2BIG: more
+ * than 65536 bytes for rules, PATH_MAX and a rule's words for add, and
+ * PATH_MAX for del and query.
  *
  * rules (0644)
  *	Reads the rule set, one rule per line, with canonical paths; empty
  *	when there are no rules.  A write replaces the whole set
  *	atomically: readers see the old or the new set, never a mix, and a
  *	failed write changes nothing.  Blank lines are skipped; a write of
- *	only a newline clears the set.  EINVAL for a syntax error or two
- *	rules for one object, ENOENT for a path that does not exist, E2BIG
- *	for more than 65536 bytes or 1024 rules.
+ *	only a newline clears the set.  EINVAL for a syntax error, or two
+ *	rules for one object or of one canonical path; ENOENT for a path
+ *	that does not exist or is not in the directory tree (an unlinked
+ *	file); E2BIG for more than 65536 bytes or 1024 rules.
  *
  * add (0200)
- *	Adds one rule.  EEXIST if a rule names the same object already.
+ *	Adds one rule.  EEXIST if a rule names the same object or has the
+ *	same canonical path already.
  *
  * del (0200)
  *	Removes the rule whose PATH, as rules prints it, is the written
@@ -91,13 +103,22 @@ static char *copy_write(const char __user *buf, size_t count, loff_t *ppos,
 	return text;
 }
 
-static char *copy_policy_write(const char __user *buf, size_t count,
-			       loff_t *ppos, size_t max)
+/*
+ * A write that changes the mode or the policy: the writer and the opener
+ * of the file must both have CAP_MAC_ADMIN, so that a privileged program
+ * cannot be made to write through a file an unprivileged one opened.
+ */
+static char *copy_policy_write(struct file *file, const char __user *buf,
+			       size_t count, loff_t *ppos, size_t max)
 {
-	if (!capable(CAP_MAC_ADMIN))
+	if (!capable(CAP_MAC_ADMIN) ||
+	    !file_ns_capable(file, &init_user_ns, CAP_MAC_ADMIN))
 		return ERR_PTR(-EPERM);
 	return copy_write(buf, count, ppos, max);
 }
+
+/* Serialises changes of the mode and the policy with their audit records. */
+static DEFINE_MUTEX(change_lock);
 
 static ssize_t mode_read(struct file *file, char __user *buf, size_t count,
 			 loff_t *ppos)
@@ -117,18 +138,25 @@ static ssize_t mode_write(struct file *file, const char __user *buf,
 	char *text;
 	int err;
 
-	text = copy_policy_write(buf, count, ppos, 16);
+	if (!count)
+		return 0;
+	text = copy_policy_write(file, buf, count, ppos, 16);
+	if (text == ERR_PTR(-E2BIG))
+		return -EINVAL;	/* no mode is that long */
 	if (IS_ERR(text))
 		return PTR_ERR(text);
+	mutex_lock(&change_lock);
+	old = denywrite_get_mode();
 	err = denywrite_mode_parse(text, &mode);
+	if (err)
+		mode = old;
+	WRITE_ONCE(denywrite_mode, mode);
+	denywrite_audit_mode(old, mode, err);
+	mutex_unlock(&change_lock);
 	kfree(text);
 	if (err)
 		return err;
-	old = xchg(&denywrite_mode, mode);
-	if (old != mode)
-		pr_notice("mode %s -> %s by pid %d (%s)\n",
-			  denywrite_mode_name(old), denywrite_mode_name(mode),
-			  task_tgid_nr(current), current->comm);
+	*ppos = count;
 	return count;
 }
 
@@ -145,13 +173,14 @@ static int rules_show(struct seq_file *m, void *v)
 	size_t i;
 	int idx;
 
-	line = kmalloc(PATH_MAX + 32, GFP_KERNEL);
+	line = kmalloc(DENYWRITE_RULE_LINE_MAX, GFP_KERNEL);
 	if (!line)
 		return -ENOMEM;
 	idx = srcu_read_lock(&denywrite_policy_srcu);
 	policy = denywrite_policy_current();
 	for (i = 0; policy && i < policy->count; i++) {
-		denywrite_rule_format(&policy->rules[i], line, PATH_MAX + 32);
+		denywrite_rule_format(&policy->rules[i], line,
+				      DENYWRITE_RULE_LINE_MAX);
 		seq_puts(m, line);
 	}
 	srcu_read_unlock(&denywrite_policy_srcu, idx);
@@ -164,21 +193,74 @@ static int rules_open(struct inode *inode, struct file *file)
 	return single_open(file, rules_show, NULL);
 }
 
+/* The number of rules in force now. */
+static size_t rule_count(void)
+{
+	const struct denywrite_policy *policy;
+	size_t count;
+	int idx;
+
+	idx = srcu_read_lock(&denywrite_policy_srcu);
+	policy = denywrite_policy_current();
+	count = policy ? policy->count : 0;
+	srcu_read_unlock(&denywrite_policy_srcu, idx);
+	return count;
+}
+
+/* Log a change of the policy made through @op, with the policy now. */
+static void audit_change(const char *op, size_t old_count, int err)
+{
+	const struct denywrite_policy *policy;
+	int idx;
+
+	idx = srcu_read_lock(&denywrite_policy_srcu);
+	policy = denywrite_policy_current();
+	if (err)
+		old_count = policy ? policy->count : 0;
+	denywrite_audit_policy(op, old_count, policy, err);
+	srcu_read_unlock(&denywrite_policy_srcu, idx);
+}
+
+static int replace_rules(char *text, size_t *old_count)
+{
+	struct denywrite_policy *policy = denywrite_policy_parse(text);
+
+	if (IS_ERR(policy))
+		return PTR_ERR(policy);
+	denywrite_policy_replace(policy, old_count);
+	return 0;
+}
+
+/* A write that makes one change to the published policy, and its record. */
+static ssize_t change_write(struct file *file, const char __user *buf,
+			    size_t count, loff_t *ppos, size_t max,
+			    const char *op, int (*change)(char *, size_t *))
+{
+	size_t old_count = 0;
+	char *text;
+	int err;
+
+	if (!count)
+		return 0;
+	text = copy_policy_write(file, buf, count, ppos, max);
+	if (IS_ERR(text))
+		return PTR_ERR(text);
+	mutex_lock(&change_lock);
+	err = change(text, &old_count);
+	audit_change(op, old_count, err);
+	mutex_unlock(&change_lock);
+	kfree(text);
+	if (err)
+		return err;
+	*ppos = count;
+	return count;
+}
+
 static ssize_t rules_write(struct file *file, const char __user *buf,
 			   size_t count, loff_t *ppos)
 {
-	struct denywrite_policy *policy;
-	char *text;
-
-	text = copy_policy_write(buf, count, ppos, DENYWRITE_POLICY_MAX);
-	if (IS_ERR(text))
-		return PTR_ERR(text);
-	policy = denywrite_policy_parse(text);
-	kfree(text);
-	if (IS_ERR(policy))
-		return PTR_ERR(policy);
-	denywrite_policy_replace(policy);
-	return count;
+	return change_write(file, buf, count, ppos, DENYWRITE_POLICY_MAX,
+			    "rules", replace_rules);
 }
 
 static const struct file_operations rules_fops = {
@@ -189,26 +271,11 @@ static const struct file_operations rules_fops = {
 	.release = single_release,
 };
 
-/* A write that makes one change to the published policy. */
-static ssize_t change_write(const char __user *buf, size_t count,
-			    loff_t *ppos, size_t max, int (*change)(char *))
-{
-	char *text;
-	int err;
-
-	text = copy_policy_write(buf, count, ppos, max);
-	if (IS_ERR(text))
-		return PTR_ERR(text);
-	err = change(text);
-	kfree(text);
-	return err ? err : count;
-}
-
 static ssize_t add_write(struct file *file, const char __user *buf,
 			 size_t count, loff_t *ppos)
 {
-	return change_write(buf, count, ppos, PATH_MAX + 32,
-			    denywrite_policy_add);
+	return change_write(file, buf, count, ppos, DENYWRITE_RULE_LINE_MAX,
+			    "add", denywrite_policy_add);
 }
 
 static const struct file_operations add_fops = {
@@ -219,7 +286,8 @@ static const struct file_operations add_fops = {
 static ssize_t del_write(struct file *file, const char __user *buf,
 			 size_t count, loff_t *ppos)
 {
-	return change_write(buf, count, ppos, PATH_MAX, denywrite_policy_del);
+	return change_write(file, buf, count, ppos, PATH_MAX, "del",
+			    denywrite_policy_del);
 }
 
 static const struct file_operations del_fops = {
@@ -229,14 +297,9 @@ static const struct file_operations del_fops = {
 
 static int stats_show(struct seq_file *m, void *v)
 {
-	const struct denywrite_policy *policy;
 	enum denywrite_op op;
-	int idx;
 
-	idx = srcu_read_lock(&denywrite_policy_srcu);
-	policy = denywrite_policy_current();
-	seq_printf(m, "rules %zu\n", policy ? policy->count : 0);
-	srcu_read_unlock(&denywrite_policy_srcu, idx);
+	seq_printf(m, "rules %zu\n", rule_count());
 	seq_printf(m, "protected %ld\n", denywrite_protected_inodes());
 	for (op = 0; op < DENYWRITE_OP_COUNT; op++)
 		seq_printf(m, "denied_%s %ld\n", denywrite_op_name(op),

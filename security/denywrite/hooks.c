@@ -6,24 +6,39 @@
  * the writer side is a counter test.
  *
  * Protection is taken:
- * - in file_post_open, for files the kernel opens to execute (__FMODE_EXEC:
- *   the binary, a #! or binfmt_misc interpreter, the ELF interpreter), under
- *   "lib" rules.  These files are mapped executable after exec's point of
- *   no return, where a refusal would kill the process, so the check is done
- *   at open, where the classic open_exec() did it;
- * - in bprm_check_security, for the binary and each interpreter, under
- *   "exec" rules, and in mm_replace_exe_file for the file that
- *   prctl(PR_SET_MM_EXE_FILE or PR_SET_MM_MAP) makes the executable, as the
- *   classic denial did (it failed with EACCES; we fail with ETXTBSY);
+ * - in file_post_open, for the files the kernel opens to execute them
+ *   (__FMODE_EXEC: the program, a #! or binfmt_misc interpreter, the ELF
+ *   interpreter), before exec reads a byte of them, as the classic
+ *   open_exec() did: under a "lib" rule for good (they are mapped
+ *   executable after exec's point of no return, where a refusal would kill
+ *   the process), under an "exec" rule until bprm_check_security confirms
+ *   that the file is the program or a #! interpreter, or exec maps it as
+ *   the ELF interpreter and the hold goes, as the classic one did;
+ * - in bprm_check_security, for files the kernel did not open that way
+ *   (a binfmt_misc interpreter opened at registration), and in
+ *   mm_replace_exe_file for the file that prctl(PR_SET_MM_EXE_FILE or
+ *   PR_SET_MM_MAP) makes the executable, under "exec" rules (the classic
+ *   denial failed there with EACCES; we fail with ETXTBSY);
  * - in mmap_file and file_mprotect, when PROT_EXEC is added to a file
- *   mapping, under "lib" rules.  A file the process already protects is
- *   never refused, nor is a mapping the kernel makes during exec.
- * It is released in file_release, when the file's last reference goes (not
- * in file_free_security, where the inode may be gone already).
+ *   mapping, under "lib" rules, only for files owned by root (of the
+ *   mapper's user namespace or an ancestor) or by the mapper's fsuid: a
+ *   mapping needs only read access, and must not let a user block another
+ *   user's writes.  A mapping that do_mmap() is going to refuse (noexec
+ *   mount, no read access) takes no hold.  A file the process already
+ *   protects is never refused, nor is a mapping the kernel makes during
+ *   exec;
+ * - in mmap_backing_file, for the backing file that overlayfs or FUSE
+ *   passthrough maps in place of a protected file, so that the protection
+ *   lasts as long as the mapping.
+ * It is released in file_release, when the file's last reference goes.
  *
- * Writers are refused in file_open (FMODE_WRITE) and inode_setattr
- * (ATTR_SIZE: truncate(2), ftruncate(2), O_TRUNC and any other size
- * change).  rename over, unlink and chmod of a protected file stay allowed.
+ * Writers are refused in file_post_open (a new open for writing),
+ * file_permission (write(2), pwritev2(2), aio and io_uring writes,
+ * fallocate(2), copy_file_range(2) and clones into it, through any file,
+ * also one opened before the protection), mmap_file and file_mprotect (a
+ * shared writable mapping) and inode_setattr (ATTR_SIZE: truncate(2),
+ * ftruncate(2), O_TRUNC and any other size change).  rename over, unlink
+ * and chmod of a protected file stay allowed.
  *
  * Files opened while a fanotify pre-content (HSM) group watches their
  * filesystem are never protected, as 6.12's exe_file_deny_write_access()
@@ -35,94 +50,227 @@
 #define pr_fmt(fmt) "denywrite: " fmt
 
 #include <linux/binfmts.h>
+#include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/lsm_hooks.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
+#include <linux/mnt_idmapping.h>
 #include <linux/sched.h>
+#include <linux/user_namespace.h>
 
 #include "common.h"
 #include "log.h"
 #include "policy.h"
 #include "protect.h"
 
-/* Protect @file if a rule of @scope covers it; refuse @op if it must. */
-static int protect_covered(struct file *file, u8 scope, enum denywrite_op op)
+static bool denywrite_off(void)
+{
+	return denywrite_get_mode() == DENYWRITE_MODE_OFF;
+}
+
+/*
+ * Protect @file, covered by @rule, for @op; in audit mode, what enforce
+ * would refuse is logged and the file is protected all the same.
+ */
+static int protect(struct file *file, const struct denywrite_rule *rule,
+		   enum denywrite_op op, bool transient)
+{
+	enum denywrite_writers writers = DENYWRITE_WRITERS_CHECK;
+	int err;
+
+	if (rule->flags & DENYWRITE_RULE_IGNORE_WRITERS)
+		writers = DENYWRITE_WRITERS_IGNORE;
+	err = denywrite_file_protect(file, writers, transient);
+	if (err != -ETXTBSY)
+		return err;
+	err = denywrite_refuse_file(op, file, rule);
+	if (!err)
+		err = denywrite_file_protect(file, DENYWRITE_WRITERS_ALLOWED,
+					     transient);
+	return err;
+}
+
+/* Protect @file if a rule of @scope covers @path. */
+static int protect_covered(struct file *file, const struct path *path,
+			   u8 scope, enum denywrite_op op)
 {
 	const struct denywrite_rule *rule;
-	enum denywrite_writers writers;
 	int idx, err = 0;
 
-	if (denywrite_get_mode() == DENYWRITE_MODE_OFF ||
-	    FMODE_FSNOTIFY_HSM(file->f_mode))
+	if (FMODE_FSNOTIFY_HSM(file->f_mode))
 		return 0;
-
 	idx = srcu_read_lock(&denywrite_policy_srcu);
-	rule = denywrite_policy_match(denywrite_policy_current(),
-				      &file->f_path, scope);
-	if (rule) {
-		writers = rule->flags & DENYWRITE_RULE_IGNORE_WRITERS ?
-			  DENYWRITE_WRITERS_IGNORE : DENYWRITE_WRITERS_CHECK;
-		err = denywrite_file_protect(file, writers);
-		if (err) {
-			err = denywrite_refuse_file(op, file, rule);
-			if (!err)
-				denywrite_file_protect(file,
-						       DENYWRITE_WRITERS_ALLOWED);
-		}
-	}
+	rule = denywrite_policy_match(denywrite_policy_current(), path, scope);
+	if (rule)
+		err = protect(file, rule, op, false);
 	srcu_read_unlock(&denywrite_policy_srcu, idx);
 	return err;
 }
 
+/* The kernel opened @file to execute it: see the head of this file. */
+static int protect_exec_open(struct file *file)
+{
+	const struct denywrite_policy *policy;
+	const struct denywrite_rule *exec, *lib;
+	int idx, err = 0;
+
+	if (FMODE_FSNOTIFY_HSM(file->f_mode))
+		return 0;
+	idx = srcu_read_lock(&denywrite_policy_srcu);
+	policy = denywrite_policy_current();
+	exec = denywrite_policy_match(policy, &file->f_path,
+				      DENYWRITE_SCOPE_EXEC);
+	lib = denywrite_policy_match(policy, &file->f_path,
+				     DENYWRITE_SCOPE_LIB);
+	/* The writer check is the exec rule's, if there is one. */
+	if (exec || lib)
+		err = protect(file, exec ?: lib, DENYWRITE_OP_EXEC, !lib);
+	srcu_read_unlock(&denywrite_policy_srcu, idx);
+	return err;
+}
+
+static bool write_denied(struct file *file)
+{
+	const struct inode *inode = file_inode(file);
+	const struct inode *real = d_real_inode(file->f_path.dentry);
+
+	return denywrite_inode_write_denied(inode) ||
+	       (real != inode && denywrite_inode_write_denied(real));
+}
+
 static int hook_file_post_open(struct file *file, int mask)
 {
-	if (!(file->f_flags & __FMODE_EXEC))
+	if (denywrite_off())
 		return 0;
-	return protect_covered(file, DENYWRITE_SCOPE_LIB, DENYWRITE_OP_EXEC);
+	if (file->f_mode & FMODE_WRITE) {
+		if (!S_ISREG(file_inode(file)->i_mode) || !write_denied(file))
+			return 0;
+		return denywrite_refuse_file(DENYWRITE_OP_WRITE, file, NULL);
+	}
+	if (file->f_flags & __FMODE_EXEC)
+		return protect_exec_open(file);
+	return 0;
 }
 
 static int hook_bprm_check_security(struct linux_binprm *bprm)
 {
-	return protect_covered(bprm->file, DENYWRITE_SCOPE_EXEC,
-			       DENYWRITE_OP_EXEC);
+	if (denywrite_off())
+		return 0;
+	return protect_covered(bprm->file, &bprm->file->f_path,
+			       DENYWRITE_SCOPE_EXEC, DENYWRITE_OP_EXEC);
 }
 
 static int hook_mm_replace_exe_file(struct mm_struct *mm, struct file *file)
 {
-	return protect_covered(file, DENYWRITE_SCOPE_EXEC, DENYWRITE_OP_EXEC);
+	if (denywrite_off())
+		return 0;
+	return protect_covered(file, &file->f_path, DENYWRITE_SCOPE_EXEC,
+			       DENYWRITE_OP_EXEC);
 }
 
+/* Is the owner of @file root, for the mapper, or the mapper itself? */
+static bool may_hold_by_mapping(struct file *file)
+{
+	const struct path *path = file_user_path(file);
+	vfsuid_t owner = i_uid_into_vfsuid(mnt_idmap(path->mnt),
+					   file_user_inode(file));
+	struct user_namespace *ns;
+
+	if (vfsuid_eq_kuid(owner, current_fsuid()))
+		return true;
+	for (ns = current_user_ns(); ns; ns = ns->parent)
+		if (vfsuid_eq_kuid(owner, make_kuid(ns, 0)))
+			return true;
+	return false;
+}
+
+/* PROT_EXEC is being added to a mapping of @file by the process. */
 static int protect_mapping(struct file *file)
 {
-	if (denywrite_file_is_protected(file) || current->in_execve)
+	if (denywrite_file_is_protected(file) ||
+	    !(file->f_mode & FMODE_READ) || path_noexec(file_user_path(file)) ||
+	    !may_hold_by_mapping(file))
 		return 0;
-	return protect_covered(file, DENYWRITE_SCOPE_LIB, DENYWRITE_OP_MMAP);
+	return protect_covered(file, file_user_path(file), DENYWRITE_SCOPE_LIB,
+			       DENYWRITE_OP_MMAP);
+}
+
+/* A shared writable mapping is a writer that cannot be stopped later. */
+static int check_shared_write(struct file *file)
+{
+	if (!denywrite_inode_protected(file_inode(file)))
+		return 0;
+	return denywrite_refuse_file(DENYWRITE_OP_WRITE, file, NULL);
 }
 
 static int hook_mmap_file(struct file *file, unsigned long reqprot,
 			  unsigned long prot, unsigned long flags)
 {
-	if (!file || !(prot & PROT_EXEC))
+	int err;
+
+	if (!file || denywrite_off())
+		return 0;
+	if (current->in_execve) {
+		denywrite_file_drop_transient(file);
+		return 0;
+	}
+	if ((prot & PROT_WRITE) && (flags & MAP_TYPE) != MAP_PRIVATE) {
+		err = check_shared_write(file);
+		if (err)
+			return err;
+	}
+	if (!(prot & PROT_EXEC))
 		return 0;
 	return protect_mapping(file);
+}
+
+static int hook_mmap_backing_file(struct vm_area_struct *vma,
+				  struct file *backing_file,
+				  struct file *user_file)
+{
+	int err;
+
+	if (denywrite_off())
+		return 0;
+	if ((vma->vm_flags & (VM_SHARED | VM_WRITE)) == (VM_SHARED | VM_WRITE)) {
+		err = check_shared_write(backing_file);
+		if (err)
+			return err;
+	}
+	if (!denywrite_file_is_protected(user_file))
+		return 0;
+	return denywrite_file_protect(backing_file, DENYWRITE_WRITERS_ALLOWED,
+				      false);
 }
 
 static int hook_file_mprotect(struct vm_area_struct *vma,
 			      unsigned long reqprot, unsigned long prot)
 {
-	if (!vma->vm_file || !(prot & PROT_EXEC) || (vma->vm_flags & VM_EXEC))
+	struct file *file = vma->vm_file;
+	int err;
+
+	if (!file || denywrite_off())
 		return 0;
-	return protect_mapping(vma->vm_file);
+	if ((prot & PROT_WRITE) &&
+	    (vma->vm_flags & (VM_SHARED | VM_WRITE)) == VM_SHARED) {
+		err = check_shared_write(file);
+		if (err)
+			return err;
+	}
+	if (!(prot & PROT_EXEC) || (vma->vm_flags & VM_EXEC))
+		return 0;
+	return protect_mapping(file);
 }
 
-static int hook_file_open(struct file *file)
+static int hook_file_permission(struct file *file, int mask)
 {
-	struct inode *inode = file_inode(file);
+	const struct inode *inode;
 
-	if (denywrite_get_mode() == DENYWRITE_MODE_OFF ||
-	    !(file->f_mode & FMODE_WRITE) || !S_ISREG(inode->i_mode) ||
-	    !denywrite_inode_write_denied(inode))
+	if (!(mask & MAY_WRITE) || denywrite_off())
+		return 0;
+	inode = file_inode(file);
+	if (!S_ISREG(inode->i_mode) || !denywrite_inode_protected(inode))
 		return 0;
 	return denywrite_refuse_file(DENYWRITE_OP_WRITE, file, NULL);
 }
@@ -132,7 +280,7 @@ static int hook_inode_setattr(struct mnt_idmap *idmap, struct dentry *dentry,
 {
 	struct inode *inode = d_backing_inode(dentry);
 
-	if (denywrite_get_mode() == DENYWRITE_MODE_OFF ||
+	if (denywrite_off() ||
 	    !(attr->ia_valid & ATTR_SIZE) || !S_ISREG(inode->i_mode) ||
 	    !denywrite_inode_write_denied(inode))
 		return 0;
@@ -149,8 +297,9 @@ static struct security_hook_list denywrite_hooks[] __ro_after_init = {
 	LSM_HOOK_INIT(bprm_check_security, hook_bprm_check_security),
 	LSM_HOOK_INIT(mm_replace_exe_file, hook_mm_replace_exe_file),
 	LSM_HOOK_INIT(mmap_file, hook_mmap_file),
+	LSM_HOOK_INIT(mmap_backing_file, hook_mmap_backing_file),
 	LSM_HOOK_INIT(file_mprotect, hook_file_mprotect),
-	LSM_HOOK_INIT(file_open, hook_file_open),
+	LSM_HOOK_INIT(file_permission, hook_file_permission),
 	LSM_HOOK_INIT(inode_setattr, hook_inode_setattr),
 	LSM_HOOK_INIT(file_release, hook_file_release),
 };

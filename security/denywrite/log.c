@@ -5,15 +5,25 @@
  * Every hook that finds an operation it would refuse calls one of the
  * denywrite_refuse_*() functions, which apply the mode: in audit mode the
  * operation is logged, counted and allowed; in enforce mode it is logged,
- * counted and refused with ETXTBSY.  Records go through the audit
- * subsystem (AUDIT_AVC, as other LSMs) when the kernel has it, otherwise
- * to a rate-limited kernel log line.
+ * counted and refused with ETXTBSY.  In audit mode the writes through one
+ * file (its open for writing, then each write(2) through it) are one
+ * event, logged and counted once, so that a writer cannot flood the log.
+ * Records go through the audit subsystem (AUDIT_AVC, as other LSMs) when
+ * the kernel has it, otherwise to a rate-limited kernel log line.  Their
+ * first field, lsm=denywrite, lets ausearch and aureport tell them from
+ * other LSMs' records.
+ *
+ * Changes of the mode and of the policy are audited too, as other LSMs
+ * do: AUDIT_MAC_STATUS and AUDIT_MAC_POLICY_LOAD records say who made the
+ * change, what it was and whether it succeeded.
  */
 
 #define pr_fmt(fmt) "denywrite: " fmt
 
+#include <crypto/sha2.h>
 #include <linux/atomic.h>
 #include <linux/audit.h>
+#include <linux/cred.h>
 #include <linux/lsm_audit.h>
 #include <linux/printk.h>
 #include <linux/sched.h>
@@ -21,6 +31,7 @@
 #include "common.h"
 #include "log.h"
 #include "policy.h"
+#include "protect.h"
 
 static atomic_long_t denied[DENYWRITE_OP_COUNT];
 static atomic_long_t audited;
@@ -82,7 +93,7 @@ static void audit_pre(struct audit_buffer *ab, void *data)
 						 ad);
 	const struct denywrite_event *ev = a->event;
 
-	audit_log_format(ab, "denywrite op=%s mode=%s",
+	audit_log_format(ab, "lsm=" DENYWRITE_NAME " op=%s mode=%s",
 			 denywrite_op_name(ev->op),
 			 denywrite_mode_name(ev->mode));
 }
@@ -121,7 +132,8 @@ static void log_event(const struct denywrite_event *ev, struct file *file,
 static void log_event(const struct denywrite_event *ev, struct file *file,
 		      struct dentry *dentry)
 {
-	pr_notice_ratelimited("op=%s mode=%s pid=%d comm=\"%s\" name=\"%pd\" rule=\"%s\"\n",
+	pr_notice_ratelimited("lsm=" DENYWRITE_NAME
+			      " op=%s mode=%s pid=%d comm=\"%s\" name=\"%pd\" rule=\"%s\"\n",
 			      denywrite_op_name(ev->op),
 			      denywrite_mode_name(ev->mode),
 			      task_tgid_nr(current), current->comm,
@@ -136,6 +148,10 @@ static int decide(struct denywrite_event *ev, struct file *file,
 {
 	ev->mode = denywrite_get_mode();
 	if (ev->mode == DENYWRITE_MODE_OFF)
+		return 0;
+	/* In audit mode, the writes of one file are logged once. */
+	if (ev->mode == DENYWRITE_MODE_AUDIT && file &&
+	    ev->op == DENYWRITE_OP_WRITE && !denywrite_file_mark_audited(file))
 		return 0;
 	if (ev->mode == DENYWRITE_MODE_ENFORCE)
 		atomic_long_inc(&denied[ev->op]);
@@ -165,7 +181,8 @@ int denywrite_refuse_file(enum denywrite_op op, struct file *file,
 		return decide(&ev, file, NULL);
 	idx = srcu_read_lock(&denywrite_policy_srcu);
 	ev.rule = denywrite_policy_match(denywrite_policy_current(),
-					 &file->f_path, DENYWRITE_SCOPE_ALL);
+					 file_user_path(file),
+					 DENYWRITE_SCOPE_ALL);
 	err = decide(&ev, file, NULL);
 	srcu_read_unlock(&denywrite_policy_srcu, idx);
 	return err;
@@ -177,19 +194,104 @@ int denywrite_refuse_file(enum denywrite_op op, struct file *file,
  * @dentry: the file being truncated
  *
  * Like denywrite_refuse_file(), for hooks that have no path; the rule for
- * the log is looked up within @dentry's filesystem only.
+ * the log is looked up within @dentry's filesystem only (and the root
+ * rule).
  *
  * Return: -ETXTBSY in enforce mode, else 0.
  */
 int denywrite_refuse_dentry(enum denywrite_op op, struct dentry *dentry)
 {
 	struct denywrite_event ev = { .op = op };
+	struct path path = { .dentry = dentry };
 	int idx, err;
 
 	idx = srcu_read_lock(&denywrite_policy_srcu);
-	ev.rule = denywrite_policy_match_dentry(denywrite_policy_current(),
-						dentry, DENYWRITE_SCOPE_ALL);
+	ev.rule = denywrite_policy_match(denywrite_policy_current(), &path,
+					 DENYWRITE_SCOPE_ALL);
 	err = decide(&ev, NULL, dentry);
 	srcu_read_unlock(&denywrite_policy_srcu, idx);
 	return err;
 }
+
+#ifdef CONFIG_AUDIT
+/* Who made a change: the fields every change record ends with. */
+static void log_changer(struct audit_buffer *ab, int err)
+{
+	char comm[TASK_COMM_LEN];
+
+	audit_log_format(ab, " pid=%d uid=%u auid=%u ses=%u comm=",
+			 task_tgid_nr(current),
+			 from_kuid(&init_user_ns, current_uid()),
+			 from_kuid(&init_user_ns, audit_get_loginuid(current)),
+			 audit_get_sessionid(current));
+	audit_log_untrustedstring(ab, get_task_comm(comm, current));
+	audit_log_format(ab, " res=%d", !err);
+}
+
+/**
+ * denywrite_audit_mode - log a write to the mode file
+ * @old: the mode before
+ * @mode: the mode asked for, in force now if @err is 0
+ * @err: 0, or why the mode did not change
+ */
+void denywrite_audit_mode(enum denywrite_mode old, enum denywrite_mode mode,
+			  int err)
+{
+	struct audit_buffer *ab;
+
+	ab = audit_log_start(audit_context(), GFP_KERNEL, AUDIT_MAC_STATUS);
+	if (!ab)
+		return;
+	audit_log_format(ab, "lsm=" DENYWRITE_NAME " op=mode mode=%s old_mode=%s",
+			 denywrite_mode_name(mode), denywrite_mode_name(old));
+	log_changer(ab, err);
+	audit_log_end(ab);
+}
+
+/**
+ * denywrite_audit_policy - log a change of the policy
+ * @op: "rules", "add" or "del": the file written
+ * @old_count: the number of rules before
+ * @policy: the policy in force now (the old one if @err), or NULL
+ * @err: 0, or why the policy did not change
+ *
+ * The record names the new policy by the SHA-256 digest of the rules file,
+ * as `sha256sum /sys/kernel/security/denywrite/rules` prints it.
+ */
+void denywrite_audit_policy(const char *op, size_t old_count,
+			    const struct denywrite_policy *policy, int err)
+{
+	static const u8 empty[SHA256_DIGEST_SIZE] = {
+		0xe3, 0xb0, 0xc4, 0x42, 0x98, 0xfc, 0x1c, 0x14,
+		0x9a, 0xfb, 0xf4, 0xc8, 0x99, 0x6f, 0xb9, 0x24,
+		0x27, 0xae, 0x41, 0xe4, 0x64, 0x9b, 0x93, 0x4c,
+		0xa4, 0x95, 0x99, 0x1b, 0x78, 0x52, 0xb8, 0x55,
+	};
+	struct audit_buffer *ab;
+
+	ab = audit_log_start(audit_context(), GFP_KERNEL, AUDIT_MAC_POLICY_LOAD);
+	if (!ab)
+		return;
+	audit_log_format(ab, "lsm=" DENYWRITE_NAME " op=%s rules=%zu old_rules=%zu policy=%*phN",
+			 op, policy ? policy->count : 0, old_count,
+			 SHA256_DIGEST_SIZE, policy ? policy->sha256 : empty);
+	log_changer(ab, err);
+	audit_log_end(ab);
+}
+#else
+void denywrite_audit_mode(enum denywrite_mode old, enum denywrite_mode mode,
+			  int err)
+{
+	pr_notice("lsm=" DENYWRITE_NAME " op=mode mode=%s old_mode=%s pid=%d res=%d\n",
+		  denywrite_mode_name(mode), denywrite_mode_name(old),
+		  task_tgid_nr(current), !err);
+}
+
+void denywrite_audit_policy(const char *op, size_t old_count,
+			    const struct denywrite_policy *policy, int err)
+{
+	pr_notice("lsm=" DENYWRITE_NAME " op=%s rules=%zu old_rules=%zu pid=%d res=%d\n",
+		  op, policy ? policy->count : 0, old_count,
+		  task_tgid_nr(current), !err);
+}
+#endif /* CONFIG_AUDIT */

@@ -8,6 +8,8 @@
 
 #include <linux/fs.h>
 
+#include "common.h"
+
 /**
  * enum denywrite_op - operations denywrite can refuse
  * @DENYWRITE_OP_WRITE: open for writing a protected file
@@ -24,6 +26,7 @@ enum denywrite_op {
 	DENYWRITE_OP_COUNT,
 };
 
+struct denywrite_policy;
 struct denywrite_rule;
 
 int denywrite_refuse_file(enum denywrite_op op, struct file *file,
@@ -32,5 +35,9 @@ int denywrite_refuse_dentry(enum denywrite_op op, struct dentry *dentry);
 const char *denywrite_op_name(enum denywrite_op op);
 long denywrite_denied(enum denywrite_op op);
 long denywrite_audited(void);
+void denywrite_audit_mode(enum denywrite_mode old, enum denywrite_mode mode,
+			  int err);
+void denywrite_audit_policy(const char *op, size_t old_count,
+			    const struct denywrite_policy *policy, int err);
 
 #endif /* _SECURITY_DENYWRITE_LOG_H */

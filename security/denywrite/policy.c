@@ -8,7 +8,24 @@
  * of the file's filesystem to that filesystem's root (so a bind mount of
  * any subdirectory, a chroot or another mount namespace still reaches the
  * rule's object), then crosses to the mount point in the parent mount and
- * goes on there (so "/" covers the filesystems mounted below it).
+ * goes on there (so a rule covers the filesystems mounted beneath it), up
+ * to the top of the mount tree: see path_walk_up().
+ *
+ * The rule whose canonical path is "/" is the root rule.  It names no
+ * object: it covers every file on the system, however it is reached,
+ * including files that no walk from the namespace root reaches (memfd and
+ * other internal mounts, detached and lazily unmounted trees, the old root
+ * after a pivot_root).  "/" resolved in an initcall, in a chroot or after
+ * a switch of the root is thus always the same rule, and a policy has at
+ * most one rule of each canonical name.
+ *
+ * A lookup stays read-only.  Each policy indexes its other rules by the
+ * address of their dentry, in an open addressing hash table built when
+ * the policy is made, so each step of the walk costs one probe whatever
+ * the number of rules; path_walk_up() walks under RCU without taking any
+ * reference; and a policy whose rules for a scope are all the root rule
+ * needs no walk at all.  Nothing is written to memory shared with other
+ * CPUs unless a rename or a mount change races with the walk.
  *
  * Policies are immutable once published.  A change parses into a new
  * policy, swaps the pointer under denywrite_policy_mutex, waits for an SRCU
@@ -17,20 +34,22 @@
  * in a policy, like a working directory would.
  */
 
+#include <crypto/sha2.h>
+#include <kunit/visibility.h>
 #include <linux/dcache.h>
 #include <linux/err.h>
 #include <linux/fs.h>
+#include <linux/hash.h>
 #include <linux/limits.h>
+#include <linux/log2.h>
 #include <linux/mutex.h>
 #include <linux/namei.h>
 #include <linux/overflow.h>
 #include <linux/slab.h>
 #include <linux/string.h>
+#include <linux/stringhash.h>
 
 #include "policy.h"
-
-/* Upper bound on the number of rules in a policy. */
-#define DENYWRITE_MAX_RULES	1024
 
 DEFINE_SRCU(denywrite_policy_srcu);
 static struct denywrite_policy __rcu *denywrite_policy;
@@ -150,24 +169,38 @@ int denywrite_rule_format(const struct denywrite_rule *rule, char *buf,
 			rule->name);
 }
 
+static bool rule_is_root(const struct denywrite_rule *rule)
+{
+	return !rule->path.dentry;
+}
+
+/*
+ * Resolve the rule's path with the caller's credentials and root.  Objects
+ * outside the directory tree (unlinked files, pipes reached through
+ * /proc/PID/fd) have no canonical path and are refused.
+ */
 static int rule_init(struct denywrite_rule *rule,
 		     const struct denywrite_rule_spec *spec)
 {
+	struct path path;
 	char *buf, *name;
 	int err;
 
-	err = kern_path(spec->path, LOOKUP_FOLLOW, &rule->path);
+	err = kern_path(spec->path, LOOKUP_FOLLOW, &path);
 	if (err)
 		return err;
-
 	buf = kmalloc(PATH_MAX, GFP_KERNEL);
 	if (!buf) {
 		err = -ENOMEM;
 		goto out_put;
 	}
-	name = d_path(&rule->path, buf, PATH_MAX);
+	name = d_path(&path, buf, PATH_MAX);
 	if (IS_ERR(name)) {
 		err = PTR_ERR(name);
+		goto out_free;
+	}
+	if (name[0] != '/' || d_unlinked(path.dentry)) {
+		err = -ENOENT;
 		goto out_free;
 	}
 	rule->name = kstrdup(name, GFP_KERNEL);
@@ -176,6 +209,10 @@ static int rule_init(struct denywrite_rule *rule,
 		goto out_free;
 	}
 	kfree(buf);
+	if (strcmp(rule->name, "/"))
+		rule->path = path;
+	else
+		path_put(&path);
 	rule->scope = spec->scope;
 	rule->flags = spec->flags;
 	return 0;
@@ -183,8 +220,7 @@ static int rule_init(struct denywrite_rule *rule,
 out_free:
 	kfree(buf);
 out_put:
-	path_put(&rule->path);
-	rule->path = (struct path){};
+	path_put(&path);
 	return err;
 }
 
@@ -207,8 +243,15 @@ static int rule_copy(struct denywrite_rule *dst,
 	return 0;
 }
 
-/* Rules are zeroed until filled in, so a partly built policy can be freed. */
-static struct denywrite_policy *policy_alloc(size_t count)
+/**
+ * denywrite_policy_alloc - allocate a policy of @count empty rules
+ * @count: the number of rules
+ *
+ * Rules are zeroed until filled in, so a partly built policy can be freed.
+ *
+ * Return: the policy, ERR_PTR(-E2BIG) or ERR_PTR(-ENOMEM).
+ */
+VISIBLE_IF_KUNIT struct denywrite_policy *denywrite_policy_alloc(size_t count)
 {
 	struct denywrite_policy *policy;
 
@@ -233,23 +276,128 @@ void denywrite_policy_free(struct denywrite_policy *policy)
 		return;
 	for (i = 0; i < policy->count; i++)
 		rule_destroy(&policy->rules[i]);
+	kfree(policy->index);
 	kfree(policy);
 }
 
-/* The rule for @dentry among the first @count, if it has a bit of @scope. */
-static const struct denywrite_rule *
-find_object(const struct denywrite_policy *policy, size_t count,
-	    const struct dentry *dentry, u8 scope)
+/* The slot of @dentry in the index: its rule, or the empty slot for it. */
+static const struct denywrite_rule **
+index_slot(const struct denywrite_policy *policy, const struct dentry *dentry)
 {
+	u32 mask = (1U << policy->index_bits) - 1;
+	u32 i = hash_ptr(dentry, policy->index_bits);
+
+	while (policy->index[i] && policy->index[i]->path.dentry != dentry)
+		i = (i + 1) & mask;
+	return &policy->index[i];
+}
+
+/**
+ * denywrite_policy_find - the rule on @dentry itself
+ * @policy: an indexed policy (see denywrite_policy_finish())
+ * @dentry: the object
+ *
+ * Return: the rule whose object is @dentry, or NULL; never the root rule.
+ */
+VISIBLE_IF_KUNIT const struct denywrite_rule *
+denywrite_policy_find(const struct denywrite_policy *policy,
+		      const struct dentry *dentry)
+{
+	return policy->index ? *index_slot(policy, dentry) : NULL;
+}
+
+/* Reject two rules of one canonical name, comparing name hashes first. */
+static int check_names(const struct denywrite_policy *policy)
+{
+	size_t i, j;
+	u32 *hash;
+	int err = 0;
+
+	hash = kmalloc_array(policy->count, sizeof(*hash), GFP_KERNEL);
+	if (!hash)
+		return -ENOMEM;
+	for (i = 0; i < policy->count && !err; i++) {
+		const char *name = policy->rules[i].name;
+
+		hash[i] = full_name_hash(NULL, name, strlen(name));
+		for (j = 0; j < i && !err; j++)
+			if (hash[j] == hash[i] &&
+			    !strcmp(policy->rules[j].name, name))
+				err = -EEXIST;
+	}
+	kfree(hash);
+	return err;
+}
+
+static int policy_digest(struct denywrite_policy *policy)
+{
+	struct sha256_state sctx;
+	char *line;
 	size_t i;
 
-	for (i = 0; i < count; i++) {
+	line = kmalloc(DENYWRITE_RULE_LINE_MAX, GFP_KERNEL);
+	if (!line)
+		return -ENOMEM;
+	sha256_init(&sctx);
+	for (i = 0; i < policy->count; i++) {
+		int len = denywrite_rule_format(&policy->rules[i], line,
+						DENYWRITE_RULE_LINE_MAX);
+
+		sha256_update(&sctx, line, len);
+	}
+	sha256_final(&sctx, policy->sha256);
+	kfree(line);
+	return 0;
+}
+
+/**
+ * denywrite_policy_finish - index a filled-in policy before it is published
+ * @policy: the policy, with every rule set
+ *
+ * Finds the root rule, builds the index of the others, and computes the
+ * scopes and the digest.
+ *
+ * Return: 0, -EEXIST if two rules name one object or have one canonical
+ * name, -ENOMEM.
+ */
+VISIBLE_IF_KUNIT int denywrite_policy_finish(struct denywrite_policy *policy)
+{
+	size_t i, n = 0;
+	int err;
+
+	err = check_names(policy);
+	if (err)
+		return err;
+	for (i = 0; i < policy->count; i++) {
 		const struct denywrite_rule *rule = &policy->rules[i];
 
-		if ((rule->scope & scope) && rule->path.dentry == dentry)
-			return rule;
+		policy->scopes |= rule->scope;
+		if (rule_is_root(rule)) {
+			policy->root = rule;
+		} else {
+			policy->walk_scopes |= rule->scope;
+			n++;
+		}
 	}
-	return NULL;
+	if (n) {
+		policy->index_bits = ilog2(roundup_pow_of_two(2 * n));
+		policy->index = kcalloc(1U << policy->index_bits,
+					sizeof(*policy->index), GFP_KERNEL);
+		if (!policy->index)
+			return -ENOMEM;
+	}
+	for (i = 0; i < policy->count; i++) {
+		const struct denywrite_rule *rule = &policy->rules[i];
+		const struct denywrite_rule **slot;
+
+		if (rule_is_root(rule))
+			continue;
+		slot = index_slot(policy, rule->path.dentry);
+		if (*slot)
+			return -EEXIST;
+		*slot = rule;
+	}
+	return policy_digest(policy);
 }
 
 static bool is_blank_line(const char *line)
@@ -265,7 +413,7 @@ static bool is_blank_line(const char *line)
  *        modified in place
  *
  * Every PATH is resolved with the caller's credentials and root.  Two rules
- * for one object are refused.
+ * for one object, or with one canonical name, are refused.
  *
  * Return: the new, unpublished policy, or an ERR_PTR(): -EINVAL for a
  * syntax error or a duplicate, -ENOENT (or another lookup error) for a path
@@ -281,43 +429,28 @@ struct denywrite_policy *denywrite_policy_parse(char *text)
 
 	for (line = text; (line = strchr(line, '\n')); line++)
 		lines++;
-	policy = policy_alloc(lines);
+	policy = denywrite_policy_alloc(lines);
 	if (IS_ERR(policy))
 		return policy;
 
 	while ((line = strsep(&text, "\n"))) {
-		struct denywrite_rule *rule = &policy->rules[filled];
-
 		if (is_blank_line(line))
 			continue;
 		err = denywrite_parse_rule(line, &spec);
-		if (err)
-			break;
-		err = rule_init(rule, &spec);
+		if (!err)
+			err = rule_init(&policy->rules[filled], &spec);
 		if (err)
 			break;
 		filled++;
-		if (find_object(policy, filled - 1, rule->path.dentry,
-				DENYWRITE_SCOPE_ALL)) {
-			err = -EINVAL;
-			break;
-		}
 	}
 	policy->count = filled;
+	if (!err)
+		err = denywrite_policy_finish(policy);
 	if (err) {
 		denywrite_policy_free(policy);
-		return ERR_PTR(err);
+		return ERR_PTR(err == -EEXIST ? -EINVAL : err);
 	}
 	return policy;
-}
-
-static void policy_update_scopes(struct denywrite_policy *policy)
-{
-	size_t i;
-
-	policy->scopes = 0;
-	for (i = 0; i < policy->count; i++)
-		policy->scopes |= policy->rules[i].scope;
 }
 
 /**
@@ -325,27 +458,29 @@ static void policy_update_scopes(struct denywrite_policy *policy)
  *
  * Call inside srcu_read_lock(&denywrite_policy_srcu).
  *
- * Return: the policy, or NULL when there are no rules.
+ * Return: the policy, or NULL before the first one is published.
  */
 struct denywrite_policy *denywrite_policy_current(void)
 {
 	return srcu_dereference(denywrite_policy, &denywrite_policy_srcu);
 }
 
+static struct denywrite_policy *policy_locked(void)
+{
+	return rcu_dereference_protected(denywrite_policy,
+					 lockdep_is_held(&denywrite_policy_mutex));
+}
+
 /* Publish @policy, wait for readers of the old one, free it. */
-static void policy_swap_locked(struct denywrite_policy *policy)
+static void policy_swap_locked(struct denywrite_policy *policy,
+			       size_t *old_count)
 {
 	struct denywrite_policy *old;
 
 	lockdep_assert_held(&denywrite_policy_mutex);
-	if (policy && !policy->count) {
-		denywrite_policy_free(policy);
-		policy = NULL;
-	}
-	if (policy)
-		policy_update_scopes(policy);
 	old = rcu_replace_pointer(denywrite_policy, policy,
 				  lockdep_is_held(&denywrite_policy_mutex));
+	*old_count = old ? old->count : 0;
 	synchronize_srcu(&denywrite_policy_srcu);
 	denywrite_policy_free(old);
 }
@@ -354,14 +489,17 @@ static void policy_swap_locked(struct denywrite_policy *policy)
  * denywrite_policy_replace - publish a new policy, replacing the whole set
  * @policy: from denywrite_policy_parse(); ownership passes to the caller's
  *          successor, the old policy is freed after readers are done
+ * @old_count: set to the number of rules of the old policy
  */
-void denywrite_policy_replace(struct denywrite_policy *policy)
+void denywrite_policy_replace(struct denywrite_policy *policy,
+			      size_t *old_count)
 {
 	mutex_lock(&denywrite_policy_mutex);
-	policy_swap_locked(policy);
+	policy_swap_locked(policy, old_count);
 	mutex_unlock(&denywrite_policy_mutex);
 }
 
+/* A copy of @old without @skip and with @extra zeroed rules at the end. */
 static struct denywrite_policy *
 policy_copy_except(const struct denywrite_policy *old, size_t extra,
 		   const struct denywrite_rule *skip)
@@ -370,7 +508,7 @@ policy_copy_except(const struct denywrite_policy *old, size_t extra,
 	struct denywrite_policy *policy;
 	size_t i, j = 0;
 
-	policy = policy_alloc(count + extra - !!skip);
+	policy = denywrite_policy_alloc(count + extra - !!skip);
 	if (IS_ERR(policy))
 		return policy;
 	for (i = 0; i < count; i++) {
@@ -387,13 +525,14 @@ policy_copy_except(const struct denywrite_policy *old, size_t extra,
 /**
  * denywrite_policy_add - add one rule to the published policy
  * @line: one rule line, NUL-terminated; modified in place
+ * @old_count: set to the number of rules before
  *
- * Return: 0, -EEXIST if a rule for the same object exists, or the errors
- * of denywrite_policy_parse().
+ * Return: 0, -EEXIST if a rule for the same object or with the same
+ * canonical name exists, or the errors of denywrite_policy_parse().
  */
-int denywrite_policy_add(char *line)
+int denywrite_policy_add(char *line, size_t *old_count)
 {
-	struct denywrite_policy *old, *policy;
+	struct denywrite_policy *policy;
 	struct denywrite_rule_spec spec;
 	struct denywrite_rule rule = {};
 	int err;
@@ -406,21 +545,18 @@ int denywrite_policy_add(char *line)
 		return err;
 
 	mutex_lock(&denywrite_policy_mutex);
-	old = rcu_dereference_protected(denywrite_policy,
-					lockdep_is_held(&denywrite_policy_mutex));
-	if (old && find_object(old, old->count, rule.path.dentry,
-			       DENYWRITE_SCOPE_ALL)) {
-		err = -EEXIST;
-		goto out_unlock;
-	}
-	policy = policy_copy_except(old, 1, NULL);
+	policy = policy_copy_except(policy_locked(), 1, NULL);
 	if (IS_ERR(policy)) {
 		err = PTR_ERR(policy);
 		goto out_unlock;
 	}
 	policy->rules[policy->count - 1] = rule;
 	rule = (struct denywrite_rule){};
-	policy_swap_locked(policy);
+	err = denywrite_policy_finish(policy);
+	if (err)
+		denywrite_policy_free(policy);
+	else
+		policy_swap_locked(policy, old_count);
 out_unlock:
 	mutex_unlock(&denywrite_policy_mutex);
 	rule_destroy(&rule);
@@ -430,19 +566,19 @@ out_unlock:
 /**
  * denywrite_policy_del - remove the rule printed with PATH @name
  * @name: the canonical path, exactly as the rules file shows it
+ * @old_count: set to the number of rules before
  *
  * Return: 0, -ENOENT if no rule has that path, -ENOMEM.
  */
-int denywrite_policy_del(char *name)
+int denywrite_policy_del(char *name, size_t *old_count)
 {
-	struct denywrite_policy *old, *policy;
 	const struct denywrite_rule *victim = NULL;
+	struct denywrite_policy *old, *policy;
 	int err = 0;
 	size_t i;
 
 	mutex_lock(&denywrite_policy_mutex);
-	old = rcu_dereference_protected(denywrite_policy,
-					lockdep_is_held(&denywrite_policy_mutex));
+	old = policy_locked();
 	for (i = 0; old && i < old->count && !victim; i++)
 		if (!strcmp(old->rules[i].name, name))
 			victim = &old->rules[i];
@@ -455,75 +591,63 @@ int denywrite_policy_del(char *name)
 		err = PTR_ERR(policy);
 		goto out_unlock;
 	}
-	policy_swap_locked(policy);
+	err = denywrite_policy_finish(policy);
+	if (err)
+		denywrite_policy_free(policy);
+	else
+		policy_swap_locked(policy, old_count);
 out_unlock:
 	mutex_unlock(&denywrite_policy_mutex);
 	return err;
 }
 
-/**
- * denywrite_policy_match_dentry - most specific rule above @dentry
- * @policy: the policy, or NULL
- * @dentry: where to start
- * @scope: DENYWRITE_SCOPE_* bits the rule must have one of
- *
- * Walks up the dentry tree of @dentry's filesystem only, under RCU and
- * rename_lock; it does not sleep.
- *
- * Return: the rule, valid inside the caller's SRCU read-side section, or
- * NULL.
- */
-const struct denywrite_rule *
-denywrite_policy_match_dentry(const struct denywrite_policy *policy,
-			      struct dentry *dentry, u8 scope)
-{
+struct match {
+	const struct denywrite_policy *policy;
 	const struct denywrite_rule *rule;
-	struct dentry *d;
-	unsigned int seq;
+	u8 scope;
+};
 
-	if (!policy || !(policy->scopes & scope))
-		return NULL;
-	rcu_read_lock();
-	do {
-		seq = read_seqbegin(&rename_lock);
-		for (d = dentry;; d = READ_ONCE(d->d_parent)) {
-			rule = find_object(policy, policy->count, d, scope);
-			if (rule || IS_ROOT(d))
-				break;
-		}
-	} while (read_seqretry(&rename_lock, seq));
-	rcu_read_unlock();
-	return rule;
+/* Called under RCU or rename_lock by path_walk_up(): must not sleep. */
+static bool match_dentry(const struct dentry *dentry, void *data)
+{
+	struct match *m = data;
+	const struct denywrite_rule *rule;
+
+	rule = denywrite_policy_find(m->policy, dentry);
+
+	if (!rule || !(rule->scope & m->scope))
+		return false;
+	m->rule = rule;
+	return true;
 }
 
 /**
- * denywrite_policy_match - most specific rule covering @start
+ * denywrite_policy_match - most specific rule covering @path
  * @policy: the policy, or NULL
- * @start: the file's path
+ * @path: the file's path; with no @path->mnt, only the rules on the file's
+ *        own filesystem are found (and the root rule)
  * @scope: DENYWRITE_SCOPE_* bits the rule must have one of
  *
- * Walks the dentry tree of each filesystem up to its root, then crosses to
- * the parent mount, up to the root of the mount namespace.  May sleep.
+ * Walks up from the file (see path_walk_up()) and takes the first rule
+ * found with @scope, else the root rule if it has @scope.  The walk is
+ * skipped when only the root rule has @scope.
  *
+ * Context: may sleep, if a rename or mount change races with the walk.
  * Return: the rule, valid inside the caller's SRCU read-side section, or
  * NULL.
  */
 const struct denywrite_rule *
 denywrite_policy_match(const struct denywrite_policy *policy,
-		       const struct path *start, u8 scope)
+		       const struct path *path, u8 scope)
 {
-	const struct denywrite_rule *rule;
-	struct path path;
+	struct match m = { .policy = policy, .scope = scope };
 
 	if (!policy || !(policy->scopes & scope))
 		return NULL;
-	path = *start;
-	path_get(&path);
-	for (;;) {
-		rule = denywrite_policy_match_dentry(policy, path.dentry, scope);
-		if (rule || !follow_up(&path))
-			break;
-	}
-	path_put(&path);
-	return rule;
+	if ((policy->walk_scopes & scope) &&
+	    path_walk_up(path, match_dentry, &m))
+		return m.rule;
+	if (policy->root && (policy->root->scope & scope))
+		return policy->root;
+	return NULL;
 }

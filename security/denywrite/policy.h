@@ -21,6 +21,10 @@
 
 /* Largest policy accepted in one write to securityfs. */
 #define DENYWRITE_POLICY_MAX	65536
+/* Upper bound on the number of rules in a policy. */
+#define DENYWRITE_MAX_RULES	1024
+/* Longest line of the rules file: scope, option, blank, path, newline. */
+#define DENYWRITE_RULE_LINE_MAX	(PATH_MAX + 32)
 
 /**
  * struct denywrite_rule_spec - one parsed rule line, not yet resolved
@@ -36,9 +40,9 @@ struct denywrite_rule_spec {
 
 /**
  * struct denywrite_rule - a rule of a policy
- * @path: the object the rule covers, pinned for the rule's lifetime; the
- *        mount is pinned too, so that the object cannot vanish under us
- * @name: the canonical path, as the rule is printed
+ * @path: the object the rule covers, pinned (with its mount) for the rule's
+ *        lifetime; empty for the root rule, which covers every file
+ * @name: the canonical path, as the rule is printed; "/" for the root rule
  * @scope: DENYWRITE_SCOPE_* bits
  * @flags: DENYWRITE_RULE_* bits
  */
@@ -51,17 +55,30 @@ struct denywrite_rule {
 
 /**
  * struct denywrite_policy - an immutable set of rules
- * @scopes: union of the rules' scopes, to skip matching quickly
+ * @root: the root rule, or NULL
+ * @index: the other rules, by the address of their dentry: an open
+ *         addressing hash table of 1 << @index_bits slots, at most half full
+ * @index_bits: log2 of the number of slots of @index
+ * @scopes: union of the rules' scopes
+ * @walk_scopes: union of the scopes of the rules in @index; a lookup for
+ *               another scope needs no walk up the tree
+ * @sha256: digest of the policy as the rules file prints it
  * @count: number of rules
  * @rules: the rules, in the order they were given
  *
  * A policy is never changed once published: writers build a new one and
  * swap it in (see denywrite_policy_replace()), readers use it inside
  * denywrite_policy_srcu read-side critical sections.  SRCU rather than RCU
- * because matching may sleep (it takes path references to cross mounts).
+ * because a lookup may sleep when it races with renames (see
+ * path_walk_up()).
  */
 struct denywrite_policy {
+	const struct denywrite_rule *root;
+	const struct denywrite_rule **index;
+	unsigned int index_bits;
 	u8 scopes;
+	u8 walk_scopes;
+	u8 sha256[32];
 	size_t count;
 	struct denywrite_rule rules[] __counted_by(count);
 };
@@ -71,17 +88,22 @@ extern struct srcu_struct denywrite_policy_srcu;
 int denywrite_parse_rule(char *line, struct denywrite_rule_spec *spec);
 struct denywrite_policy *denywrite_policy_parse(char *text);
 struct denywrite_policy *denywrite_policy_current(void);
-void denywrite_policy_replace(struct denywrite_policy *policy);
+void denywrite_policy_replace(struct denywrite_policy *policy,
+			      size_t *old_count);
 void denywrite_policy_free(struct denywrite_policy *policy);
-int denywrite_policy_add(char *line);
-int denywrite_policy_del(char *name);
+int denywrite_policy_add(char *line, size_t *old_count);
+int denywrite_policy_del(char *name, size_t *old_count);
 const struct denywrite_rule *
 denywrite_policy_match(const struct denywrite_policy *policy,
 		       const struct path *path, u8 scope);
-const struct denywrite_rule *
-denywrite_policy_match_dentry(const struct denywrite_policy *policy,
-			      struct dentry *dentry, u8 scope);
 const char *denywrite_scope_name(u8 scope);
+#if IS_ENABLED(CONFIG_KUNIT)
+struct denywrite_policy *denywrite_policy_alloc(size_t count);
+int denywrite_policy_finish(struct denywrite_policy *policy);
+const struct denywrite_rule *
+denywrite_policy_find(const struct denywrite_policy *policy,
+		      const struct dentry *dentry);
+#endif
 int denywrite_rule_format(const struct denywrite_rule *rule, char *buf,
 			  size_t size);
 

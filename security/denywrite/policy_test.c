@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * denywrite: KUnit tests of the rule and policy parser
+ * denywrite: KUnit tests of the rule and policy parser and the rule index
  */
 
 #include <kunit/test.h>
@@ -117,6 +117,22 @@ static void policy_valid_and_formatted(struct kunit *test)
 	denywrite_policy_free(p);
 }
 
+/* "/" is the root rule: it pins nothing and needs no walk. */
+static void policy_root_rule(struct kunit *test)
+{
+	struct denywrite_policy *p;
+
+	p = policy(test, "exec /");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(p));
+	KUNIT_EXPECT_PTR_EQ(test, p->root, &p->rules[0]);
+	KUNIT_EXPECT_NULL(test, p->rules[0].path.dentry);
+	KUNIT_EXPECT_NULL(test, p->rules[0].path.mnt);
+	KUNIT_EXPECT_EQ(test, p->scopes, DENYWRITE_SCOPE_EXEC);
+	KUNIT_EXPECT_EQ(test, p->walk_scopes, 0);
+	KUNIT_EXPECT_NULL(test, p->index);
+	denywrite_policy_free(p);
+}
+
 static void policy_errors_change_nothing(struct kunit *test)
 {
 	struct denywrite_policy *p;
@@ -147,12 +163,85 @@ static void policy_too_many_rules(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(p), -E2BIG);
 }
 
+/*
+ * A policy of @n rules on distinct fake dentries, named /r<i>, exec and lib
+ * in turn, indexed; it must go through free_fake().
+ */
+static struct denywrite_policy *fake_policy(struct kunit *test, size_t n,
+					    char *objects)
+{
+	struct denywrite_policy *p = denywrite_policy_alloc(n);
+	size_t i;
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(p));
+	for (i = 0; i < n; i++) {
+		struct denywrite_rule *r = &p->rules[i];
+
+		r->path.dentry = (struct dentry *)(objects + i * 64);
+		r->name = kasprintf(GFP_KERNEL, "/r%zu", i);
+		KUNIT_ASSERT_NOT_NULL(test, r->name);
+		r->scope = i % 2 ? DENYWRITE_SCOPE_LIB : DENYWRITE_SCOPE_EXEC;
+	}
+	return p;
+}
+
+static void free_fake(struct denywrite_policy *p)
+{
+	size_t i;
+
+	for (i = 0; i < p->count; i++)
+		p->rules[i].path = (struct path){};
+	denywrite_policy_free(p);
+}
+
+/* Every rule is found by its object, whatever the number of rules. */
+static void policy_index_finds_every_rule(struct kunit *test)
+{
+	size_t n = DENYWRITE_MAX_RULES, i;
+	char *objects = kunit_kzalloc(test, (n + 1) * 64, GFP_KERNEL);
+	struct denywrite_policy *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, objects);
+	p = fake_policy(test, n, objects);
+	KUNIT_ASSERT_EQ(test, denywrite_policy_finish(p), 0);
+	KUNIT_EXPECT_EQ(test, p->walk_scopes, DENYWRITE_SCOPE_ALL);
+	KUNIT_EXPECT_GE(test, 1UL << p->index_bits, 2 * n);
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_PTR_EQ(test,
+				    denywrite_policy_find(p, p->rules[i].path.dentry),
+				    &p->rules[i]);
+	KUNIT_EXPECT_NULL(test, denywrite_policy_find(p, (struct dentry *)
+						      (objects + n * 64)));
+	free_fake(p);
+}
+
+/* Two rules for one object, or of one name, are refused. */
+static void policy_index_refuses_duplicates(struct kunit *test)
+{
+	char *objects = kunit_kzalloc(test, 4 * 64, GFP_KERNEL);
+	struct denywrite_policy *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, objects);
+	p = fake_policy(test, 3, objects);
+	p->rules[2].path.dentry = p->rules[0].path.dentry;
+	KUNIT_EXPECT_EQ(test, denywrite_policy_finish(p), -EEXIST);
+	free_fake(p);
+
+	p = fake_policy(test, 3, objects);
+	strscpy(p->rules[2].name, "/r1", 4);
+	KUNIT_EXPECT_EQ(test, denywrite_policy_finish(p), -EEXIST);
+	free_fake(p);
+}
+
 static struct kunit_case denywrite_policy_cases[] = {
 	KUNIT_CASE(parse_rule_valid),
 	KUNIT_CASE(parse_rule_invalid),
 	KUNIT_CASE(parse_rule_path_length),
 	KUNIT_CASE(policy_empty),
 	KUNIT_CASE(policy_valid_and_formatted),
+	KUNIT_CASE(policy_root_rule),
+	KUNIT_CASE(policy_index_finds_every_rule),
+	KUNIT_CASE(policy_index_refuses_duplicates),
 	KUNIT_CASE(policy_errors_change_nothing),
 	KUNIT_CASE(policy_too_many_rules),
 	{}

@@ -3,16 +3,32 @@
  * denywrite: protecting files from writers
  *
  * An inode is protected while its holders count is above zero.  A file
- * (struct file) that is executed or mapped executable under a rule takes
- * one count, once, and marks itself; the count is dropped when the file's
- * last reference goes (file_release), which is when the last process that
- * runs or maps it has exited, exec'ed something else or unmapped it: the
- * executed file is referenced by mm->exe_file and by its mappings, a
- * mapped library by its mappings, and fork() shares those references.
+ * (struct file) that is executed or mapped executable under a rule holds
+ * its inode once; the hold is dropped when the file's last reference goes
+ * (file_release), which is when the last process that runs or maps it has
+ * exited, exec'ed something else or unmapped it: the executed file is
+ * referenced by mm->exe_file and by its mappings, a mapped library by its
+ * mappings, and fork() shares those references.
+ *
+ * Holds are recorded in a hash table keyed by the file, so that files that
+ * are never protected (nearly all of them) cost no allocation; a file whose
+ * inode has no holder at all is never looked up.
+ *
+ * On a stacked filesystem (overlayfs, FUSE passthrough) two files stand
+ * for one: the file the process opened, on the stacking inode, and the
+ * backing file on the real inode, which mmap() puts into the mapping in
+ * its place.  A hold on either holds both inodes, so that writes through
+ * the merged path and to the real file are refused alike, and the backing
+ * file's hold lasts as long as the mapping does, whatever the opened file
+ * does.
+ *
+ * In audit mode, writes through a file that was let through are logged
+ * once for that file: the file is marked in a second table, so that a
+ * writer of a protected file cannot flood the log.
  *
  * Writers and protectors race without a lock, Dekker style.  The VFS
- * raises i_writecount before it calls the file_open and inode_setattr
- * hooks; a protector raises holders, then reads i_writecount; a writer
+ * raises i_writecount before the file_post_open and inode_setattr hooks
+ * run; a protector raises holders, then reads i_writecount; a writer
  * (having raised i_writecount) reads holders.  A full barrier on each side
  * between its increment and its read guarantees that at least one of them
  * sees the other, so a writer and an exec can both fail but never both
@@ -20,22 +36,123 @@
  */
 
 #include <linux/atomic.h>
+#include <linux/dcache.h>
 #include <linux/fs.h>
+#include <linux/rhashtable.h>
+#include <linux/slab.h>
 
 #include "protect.h"
 
+/* Set once the writers of the file were checked (or allowed). */
+#define HOLD_CHECKED	0
+/*
+ * Taken when the kernel opened the file to execute it under an "exec" rule
+ * only: kept if it turns out to be the program (bprm_check_security),
+ * dropped when exec maps it as the ELF interpreter.
+ */
+#define HOLD_TRANSIENT	1
+
+/**
+ * struct denywrite_hold - a file that holds its inodes
+ * @node: in the holds table
+ * @file: the file, the key
+ * @inodes: the inodes held: the file's, and the other one of a stacked
+ *          file (see hold_inodes()) or NULL
+ * @flags: HOLD_* bits, changed with atomic bit operations
+ * @rcu: to free it after lookups under RCU
+ */
+struct denywrite_hold {
+	struct rhash_head node;
+	struct file *file;
+	const struct inode *inodes[2];
+	unsigned long flags;
+	struct rcu_head rcu;
+};
+
+static const struct rhashtable_params hold_params = {
+	.key_len = sizeof(struct file *),
+	.key_offset = offsetof(struct denywrite_hold, file),
+	.head_offset = offsetof(struct denywrite_hold, node),
+	.automatic_shrinking = true,
+};
+
+/**
+ * struct denywrite_mark - a file whose writes were audited once
+ * @node: in the marks table
+ * @file: the file, the key
+ * @rcu: to free it after lookups under RCU
+ */
+struct denywrite_mark {
+	struct rhash_head node;
+	struct file *file;
+	struct rcu_head rcu;
+};
+
+static const struct rhashtable_params mark_params = {
+	.key_len = sizeof(struct file *),
+	.key_offset = offsetof(struct denywrite_mark, file),
+	.head_offset = offsetof(struct denywrite_mark, node),
+	.automatic_shrinking = true,
+};
+
+static struct rhashtable holds, marks;
+static struct kmem_cache *hold_cache __ro_after_init;
 static atomic_long_t protected_inodes = ATOMIC_LONG_INIT(0);
 
-static void inode_hold(struct inode *inode)
+/*
+ * The inodes a hold on @file protects.  Both outlive the file: the real
+ * inode of an overlayfs file is pinned by its overlayfs inode, the user
+ * inode of a backing file by the backing file's user path.
+ */
+static void hold_inodes(struct file *file, const struct inode *inodes[2])
 {
-	if (atomic_inc_return(&denywrite_inode(inode)->holders) == 1)
-		atomic_long_inc(&protected_inodes);
+	inodes[0] = file_inode(file);
+	if (file->f_mode & FMODE_BACKING)
+		inodes[1] = file_user_inode(file);
+	else
+		inodes[1] = d_real_inode(file->f_path.dentry);
+	if (inodes[1] == inodes[0])
+		inodes[1] = NULL;
 }
 
-static void inode_unhold(struct inode *inode)
+static void inodes_hold(const struct denywrite_hold *hold)
 {
-	if (atomic_dec_and_test(&denywrite_inode(inode)->holders))
-		atomic_long_dec(&protected_inodes);
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(hold->inodes) && hold->inodes[i]; i++)
+		if (atomic_inc_return(&denywrite_inode(hold->inodes[i])->holders) == 1)
+			atomic_long_inc(&protected_inodes);
+}
+
+static void inodes_unhold(const struct denywrite_hold *hold)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(hold->inodes) && hold->inodes[i]; i++)
+		if (atomic_dec_and_test(&denywrite_inode(hold->inodes[i])->holders))
+			atomic_long_dec(&protected_inodes);
+}
+
+/* Would a file of these inodes let writes in while it runs? */
+static bool has_writers(const struct denywrite_hold *hold,
+			enum denywrite_writers writers)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(hold->inodes) && hold->inodes[i]; i++) {
+		const struct inode *inode = hold->inodes[i];
+
+		/*
+		 * A store through a shared writable mapping cannot be refused
+		 * without killing the writer, so such a file is never run.
+		 */
+		if (mapping_writably_mapped(inode->i_mapping))
+			return true;
+		if (writers == DENYWRITE_WRITERS_CHECK &&
+		    inode_is_open_for_write(inode))
+			return true;
+	}
+	return false;
 }
 
 /**
@@ -44,59 +161,198 @@ static void inode_unhold(struct inode *inode)
  *
  * Return: true if @inode is protected.
  */
-bool denywrite_inode_write_denied(struct inode *inode)
+bool denywrite_inode_write_denied(const struct inode *inode)
 {
 	/* Pairs with the barrier in denywrite_file_protect(). */
 	smp_mb();
-	return atomic_read(&denywrite_inode(inode)->holders) > 0;
+	return denywrite_inode_protected(inode);
+}
+
+/* The hold of @file; call under rcu_read_lock(). */
+static struct denywrite_hold *hold_find(struct file *file)
+{
+	if (!denywrite_inode_protected(file_inode(file)))
+		return NULL;
+	return rhashtable_lookup(&holds, &file, hold_params);
+}
+
+/* Another protection of a held file: confirm it, check its writers. */
+static int hold_update(struct denywrite_hold *hold,
+		       enum denywrite_writers writers, bool transient)
+{
+	if (!transient)
+		clear_bit(HOLD_TRANSIENT, &hold->flags);
+	if (writers == DENYWRITE_WRITERS_CHECK &&
+	    !test_bit(HOLD_CHECKED, &hold->flags) && has_writers(hold, writers))
+		return -ETXTBSY;
+	if (writers != DENYWRITE_WRITERS_IGNORE)
+		set_bit(HOLD_CHECKED, &hold->flags);
+	return 0;
+}
+
+static void hold_free(struct denywrite_hold *hold)
+{
+	inodes_unhold(hold);
+	kmem_cache_free(hold_cache, hold);
 }
 
 /**
- * denywrite_file_protect - protect @file's inode from writers
+ * denywrite_file_protect - protect @file's inodes from writers
  * @file: a file being executed or mapped executable
- * @writers: how to treat an inode that is open for writing
+ * @writers: how to treat a file that is open for writing
+ * @transient: the hold may be dropped by denywrite_file_drop_transient();
+ *             a later protection without it makes it stay
  *
- * Idempotent: a file holds at most one count.  With DENYWRITE_WRITERS_CHECK
- * and the inode open for writing, nothing is held and -ETXTBSY is returned,
- * also for a file that is protected already under a rule that ignored
- * writers; a file that passed the check (or whose writers were allowed) is
- * not checked again, so one exec is refused, or audited, once.
+ * Idempotent: a file holds its inodes at most once.  If the check that
+ * @writers asks for finds a writer, nothing is held and -ETXTBSY is
+ * returned, also for a file that is held already under a rule that
+ * ignored writers; a file that passed the check (or whose writers were
+ * allowed) is not checked again, so one exec is refused, or audited, once.
  *
- * Return: 0 or -ETXTBSY.
+ * Return: 0, -ETXTBSY, or -ENOMEM.
  */
-int denywrite_file_protect(struct file *file, enum denywrite_writers writers)
+int denywrite_file_protect(struct file *file, enum denywrite_writers writers,
+			   bool transient)
 {
-	struct denywrite_file *fblob = denywrite_file(file);
-	struct inode *inode = file_inode(file);
-	bool mine = !test_bit(DENYWRITE_FILE_PROTECTED, &fblob->flags);
+	struct denywrite_hold *hold, *old;
+	int err = 0;
 
-	if (mine)
-		inode_hold(inode);
+	rcu_read_lock();
+	hold = hold_find(file);
+	if (hold)
+		err = hold_update(hold, writers, transient);
+	rcu_read_unlock();
+	if (hold)
+		return err;
+
+	hold = kmem_cache_zalloc(hold_cache, GFP_KERNEL);
+	if (!hold)
+		return -ENOMEM;
+	hold->file = file;
+	hold_inodes(file, hold->inodes);
+	inodes_hold(hold);
 	/* Pairs with the barrier in denywrite_inode_write_denied(). */
 	smp_mb();
-	if (writers == DENYWRITE_WRITERS_CHECK &&
-	    !test_bit(DENYWRITE_FILE_CHECKED, &fblob->flags) &&
-	    inode_is_open_for_write(inode)) {
-		if (mine)
-			inode_unhold(inode);
+	if (writers != DENYWRITE_WRITERS_ALLOWED && has_writers(hold, writers)) {
+		hold_free(hold);
 		return -ETXTBSY;
 	}
-	/* Another thread protecting the same file may have won the race. */
-	if (mine && test_and_set_bit(DENYWRITE_FILE_PROTECTED, &fblob->flags))
-		inode_unhold(inode);
 	if (writers != DENYWRITE_WRITERS_IGNORE)
-		set_bit(DENYWRITE_FILE_CHECKED, &fblob->flags);
+		__set_bit(HOLD_CHECKED, &hold->flags);
+	if (transient)
+		__set_bit(HOLD_TRANSIENT, &hold->flags);
+
+	old = rhashtable_lookup_get_insert_fast(&holds, &hold->node,
+						hold_params);
+	if (old) {
+		/* Another thread protected the same file first. */
+		hold_free(hold);
+		return IS_ERR(old) ? PTR_ERR(old) : 0;
+	}
 	return 0;
 }
 
 /**
- * denywrite_file_release - drop @file's protection count, if it holds one
- * @file: a file whose last reference is going; its inode is still alive
+ * denywrite_file_is_protected - does @file hold its inodes?
+ * @file: the file
+ *
+ * Return: true if @file was executed or mapped executable under a rule.
+ */
+bool denywrite_file_is_protected(struct file *file)
+{
+	bool held;
+
+	rcu_read_lock();
+	held = hold_find(file);
+	rcu_read_unlock();
+	return held;
+}
+
+/* Drop @file's hold, if it has one and @transient_only allows. */
+static void hold_drop(struct file *file, bool transient_only)
+{
+	struct denywrite_hold *hold;
+
+	rcu_read_lock();
+	hold = hold_find(file);
+	if (hold && transient_only && !test_bit(HOLD_TRANSIENT, &hold->flags))
+		hold = NULL;
+	if (hold && rhashtable_remove_fast(&holds, &hold->node, hold_params))
+		hold = NULL;
+	rcu_read_unlock();
+	if (!hold)
+		return;
+	inodes_unhold(hold);
+	kfree_rcu(hold, rcu);
+}
+
+/**
+ * denywrite_file_drop_transient - drop @file's hold if it is transient
+ * @file: a file that exec maps; the ELF interpreter is protected, as the
+ *        classic kernel did, from its open until exec maps it
+ */
+void denywrite_file_drop_transient(struct file *file)
+{
+	hold_drop(file, true);
+}
+
+/**
+ * denywrite_file_mark_audited - mark @file as a writer already audited
+ * @file: a file whose write is let through in audit mode
+ *
+ * Return: true if it was not marked before (or cannot be: log it then).
+ */
+bool denywrite_file_mark_audited(struct file *file)
+{
+	atomic_t *count = &denywrite_inode(file_inode(file))->marks;
+	struct denywrite_mark *mark, *old;
+
+	rcu_read_lock();
+	old = atomic_read(count) ?
+	      rhashtable_lookup(&marks, &file, mark_params) : NULL;
+	rcu_read_unlock();
+	if (old)
+		return false;
+	mark = kzalloc(sizeof(*mark), GFP_KERNEL);
+	if (!mark)
+		return true;
+	mark->file = file;
+	atomic_inc(count);
+	old = rhashtable_lookup_get_insert_fast(&marks, &mark->node,
+						mark_params);
+	if (!old)
+		return true;
+	atomic_dec(count);
+	kfree(mark);
+	return IS_ERR(old);
+}
+
+static void mark_drop(struct file *file)
+{
+	atomic_t *count = &denywrite_inode(file_inode(file))->marks;
+	struct denywrite_mark *mark;
+
+	if (!atomic_read(count))
+		return;
+	rcu_read_lock();
+	mark = rhashtable_lookup(&marks, &file, mark_params);
+	if (mark && rhashtable_remove_fast(&marks, &mark->node, mark_params))
+		mark = NULL;
+	rcu_read_unlock();
+	if (!mark)
+		return;
+	atomic_dec(count);
+	kfree_rcu(mark, rcu);
+}
+
+/**
+ * denywrite_file_release - drop @file's hold and mark, if it has them
+ * @file: a file whose last reference is going; its inodes are still alive
  */
 void denywrite_file_release(struct file *file)
 {
-	if (denywrite_file_is_protected(file))
-		inode_unhold(file_inode(file));
+	hold_drop(file, false);
+	mark_drop(file);
 }
 
 /**
@@ -107,4 +363,22 @@ void denywrite_file_release(struct file *file)
 long denywrite_protected_inodes(void)
 {
 	return atomic_long_read(&protected_inodes);
+}
+
+/**
+ * denywrite_protect_init - set up the tables of holds and marks
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int __init denywrite_protect_init(void)
+{
+	int err;
+
+	hold_cache = KMEM_CACHE(denywrite_hold, 0);
+	if (!hold_cache)
+		return -ENOMEM;
+	err = rhashtable_init(&holds, &hold_params);
+	if (!err)
+		err = rhashtable_init(&marks, &mark_params);
+	return err;
 }

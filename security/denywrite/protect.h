@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * denywrite: per-inode protection count and per-file mark
+ * denywrite: per-inode protection count and per-file holds
  */
 
 #ifndef _SECURITY_DENYWRITE_PROTECT_H
@@ -13,28 +13,19 @@
 
 /**
  * struct denywrite_inode - inode security blob
- * @holders: number of open files (struct file) that protect this inode:
- *           each file that was executed or mapped executable under a rule
- *           counts once, until its last reference is dropped.  Changed
- *           with atomic operations only; see denywrite_file_protect() for
- *           the ordering against i_writecount.
+ * @holders: number of holds on this inode: each open file (struct file)
+ *           that was executed or mapped executable under a rule holds its
+ *           inode once, and the inode behind it on a stacked filesystem
+ *           (see denywrite_file_protect()), until its last reference is
+ *           dropped.  Changed with atomic operations only; see
+ *           denywrite_file_protect() for the ordering against i_writecount.
+ * @marks: number of files of this inode marked by
+ *         denywrite_file_mark_audited(), so that releasing any other file
+ *         needs no lookup
  */
 struct denywrite_inode {
 	atomic_t holders;
-};
-
-/* The file holds one count of its inode's denywrite_inode.holders. */
-#define DENYWRITE_FILE_PROTECTED	0
-/* The check for writers was done (passed, or was audited) for this file. */
-#define DENYWRITE_FILE_CHECKED		1
-
-/**
- * struct denywrite_file - file security blob
- * @flags: DENYWRITE_FILE_* bits, changed with atomic bit operations; each
- *         bit is set at most once in a file's life and read without locks.
- */
-struct denywrite_file {
-	unsigned long flags;
+	atomic_t marks;
 };
 
 static inline struct denywrite_inode *denywrite_inode(const struct inode *inode)
@@ -42,29 +33,30 @@ static inline struct denywrite_inode *denywrite_inode(const struct inode *inode)
 	return inode->i_security + denywrite_blob_sizes.lbs_inode;
 }
 
-static inline struct denywrite_file *denywrite_file(const struct file *file)
-{
-	return file->f_security + denywrite_blob_sizes.lbs_file;
-}
-
 /**
- * denywrite_file_is_protected - does @file hold a protection count?
- * @file: the file
+ * denywrite_inode_protected - is @inode protected now?
+ * @inode: the inode
  *
- * Return: true if @file was executed or mapped executable under a rule.
+ * For writes through a file that is already open: no ordering with
+ * protectors is needed there, the writer's count was raised at open.
+ *
+ * Return: true if some file holds @inode.
  */
-static inline bool denywrite_file_is_protected(const struct file *file)
+static inline bool denywrite_inode_protected(const struct inode *inode)
 {
-	return test_bit(DENYWRITE_FILE_PROTECTED, &denywrite_file(file)->flags);
+	return atomic_read(&denywrite_inode(inode)->holders) > 0;
 }
 
 /**
  * enum denywrite_writers - how denywrite_file_protect() treats writers
- * @DENYWRITE_WRITERS_CHECK: refuse if the file is open for writing, unless
- *                           this file passed the check before
- * @DENYWRITE_WRITERS_IGNORE: do not look (rule option ignore-writers)
- * @DENYWRITE_WRITERS_ALLOWED: writers were found and allowed (audit mode):
- *                             do not look, and do not look again later
+ * @DENYWRITE_WRITERS_CHECK: refuse if the file is open for writing or has a
+ *                           shared writable mapping, unless this file passed
+ *                           the check before
+ * @DENYWRITE_WRITERS_IGNORE: refuse only if the file has a shared writable
+ *                            mapping (rule option ignore-writers)
+ * @DENYWRITE_WRITERS_ALLOWED: check nothing, and do not check again later:
+ *                             writers were found and allowed (audit mode),
+ *                             or the file backs one that passed its checks
  */
 enum denywrite_writers {
 	DENYWRITE_WRITERS_CHECK,
@@ -72,9 +64,14 @@ enum denywrite_writers {
 	DENYWRITE_WRITERS_ALLOWED,
 };
 
-bool denywrite_inode_write_denied(struct inode *inode);
-int denywrite_file_protect(struct file *file, enum denywrite_writers writers);
+bool denywrite_inode_write_denied(const struct inode *inode);
+int denywrite_file_protect(struct file *file, enum denywrite_writers writers,
+			   bool transient);
+bool denywrite_file_is_protected(struct file *file);
+void denywrite_file_drop_transient(struct file *file);
+bool denywrite_file_mark_audited(struct file *file);
 void denywrite_file_release(struct file *file);
 long denywrite_protected_inodes(void);
+int denywrite_protect_init(void);
 
 #endif /* _SECURITY_DENYWRITE_PROTECT_H */

@@ -4,12 +4,16 @@
  *
  * Booting with lsm=...,denywrite gives the behaviour of kernels before
  * "fs: don't block i_writecount during exec": mode enforce and the rule
- * "exec /".  denywrite.mode= and denywrite.default= change that.
+ * "exec /".  denywrite.mode= and denywrite.default= change that.  Once
+ * denywrite is up, exec no longer denies writes itself
+ * (exe_file_write_denial): the policy does.  A kernel on which denywrite
+ * is not active keeps exec's classic denial.
  */
 
 #define pr_fmt(fmt) "denywrite: " fmt
 
 #include <linux/err.h>
+#include <linux/fs.h>
 #include <linux/init.h>
 #include <linux/lsm_hooks.h>
 #include <linux/slab.h>
@@ -87,6 +91,7 @@ __setup("denywrite.default=", set_default);
 static int __init load_boot_policy(void)
 {
 	struct denywrite_policy *policy;
+	size_t old_count;
 	char *text;
 
 	if (!denywrite_enabled || !denywrite_classic)
@@ -100,14 +105,14 @@ static int __init load_boot_policy(void)
 		pr_err("cannot load the boot policy: %ld\n", PTR_ERR(policy));
 		return PTR_ERR(policy);
 	}
-	denywrite_policy_replace(policy);
+	denywrite_policy_replace(policy, &old_count);
 	return 0;
 }
 fs_initcall(load_boot_policy);
 
+/* No file blob: a file that holds its inode is in the holds table. */
 struct lsm_blob_sizes denywrite_blob_sizes __ro_after_init = {
 	.lbs_inode = sizeof(struct denywrite_inode),
-	.lbs_file = sizeof(struct denywrite_file),
 };
 
 const struct lsm_id denywrite_lsmid = {
@@ -117,8 +122,14 @@ const struct lsm_id denywrite_lsmid = {
 
 static int __init denywrite_init(void)
 {
+	int err = denywrite_protect_init();
+
+	if (err)
+		return err;
 	denywrite_add_hooks();
 	denywrite_enabled = true;
+	/* From now on the policy denies writes; exec itself no longer does. */
+	exe_file_write_denial = false;
 	pr_info("up, mode %s, %s policy\n", denywrite_mode_name(denywrite_mode),
 		denywrite_classic ? "classic" : "empty");
 	return 0;
