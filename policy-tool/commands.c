@@ -131,7 +131,7 @@ int cmd_status(struct dw *dw, const struct cli *c)
 		       "protected: %s file%s\n"
 		       "denied:    write %s, truncate %s, exec %s, mmap %s\n"
 		       "audited:   %s\n",
-		       mode, v[0], v[1], strcmp(v[1], "1") ? "s" : "", v[2],
+		       esc(mode), v[0], v[1], strcmp(v[1], "1") ? "s" : "", v[2],
 		       v[3], v[4], v[5], v[6]);
 	kv_free(&l);
 	return 0;
@@ -154,7 +154,7 @@ int cmd_stats(struct dw *dw, const struct cli *c)
 		if (c->json)
 			json_number_text(&j, l.kv[i].key, l.kv[i].value);
 		else
-			printf("%s %s\n", l.kv[i].key, l.kv[i].value);
+			printf("%s %s\n", esc(l.kv[i].key), esc(l.kv[i].value));
 	}
 	if (c->json)
 		json_end(&j, '}');
@@ -173,7 +173,7 @@ int cmd_mode(struct dw *dw, const struct cli *c)
 
 		if (dw_read_mode(dw, mode, sizeof(mode)))
 			return 1;
-		puts(mode);
+		puts(esc(mode));
 		return 0;
 	}
 	if (need_mac_admin(c))
