@@ -284,7 +284,9 @@ static void scan_fds(const char *procdir, const char *pid, dev_t dev,
 			scan_fd(procdir, pid, de->d_name, h);
 	}
 	closedir(d);
-	qsort(h->hold + first, h->nhold - first, sizeof(*h->hold), by_fd);
+	if (h->nhold - first > 1)
+		qsort(h->hold + first, h->nhold - first, sizeof(*h->hold),
+		      by_fd);
 }
 
 /* Whether pid is a kernel thread (PF_KTHREAD in /proc/PID/stat). */

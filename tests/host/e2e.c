@@ -330,3 +330,17 @@ int check_success(char *why, size_t whylen, struct run *r, const char *want,
 	return ok ? 0 : 1;
 }
 
+
+const char *dist_path(char *buf, size_t size, const char *name)
+{
+	const char *env = getenv("DENYWRITECTL_TEST_DIST");
+	char *dir = xstrdup(test_tool);
+
+	*strrchr(dir, '/') = '\0';
+	if (env && *env)
+		snprintf(buf, size, "%s/%s", env, name);
+	else
+		snprintf(buf, size, "%s/dist/%s", dir, name);
+	free(dir);
+	return buf;
+}

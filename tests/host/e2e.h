@@ -114,6 +114,12 @@ pid_t start_sleeper(const char *dir, char *path, size_t size);
 pid_t start_writer(const char *path);
 void stop(pid_t pid);
 
+/*
+ * name in policy-tool/dist: $DENYWRITECTL_TEST_DIST (the Makefile sets
+ * it), else dist/ beside the tool; in buf.
+ */
+const char *dist_path(char *buf, size_t size, const char *name);
+
 /* Check a successful run whose stdout starts with want (all of it if
  * whole), and free it. */
 int check_success(char *why, size_t whylen, struct run *r, const char *want,

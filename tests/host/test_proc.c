@@ -175,12 +175,12 @@ static void fake_fd(const char *procdir, const char *pid, int fd,
 static void fake_process(const char *procdir, const char *pid,
 			 const char *name, bool kthread)
 {
+	static const char status[] = "Name:\tx\nUid:\t0\t0\t0\t0\n";
 	char stat[128];
 
 	fake_proc_file(procdir, pid, "cmdline", name, strlen(name) + 1);
 	fake_proc_file(procdir, pid, "comm", name, strlen(name));
-	fake_proc_file(procdir, pid, "status", "Name:\tx\nUid:\t0\t0\t0\t0\n",
-		       24);
+	fake_proc_file(procdir, pid, "status", status, strlen(status));
 	snprintf(stat, sizeof(stat), "%s (%s) S 1 1 1 0 -1 %u 0", pid, name,
 		 kthread ? 0x00200000u : 0x400000u);
 	fake_proc_file(procdir, pid, "stat", stat, strlen(stat));
