@@ -15,8 +15,8 @@ STOCK_FRAGMENTS := qemu/kernel.config qemu/debug.config
 
 export QEMU_ACCEL ?= tcg
 
-.PHONY: all deps kernel kernel-stock cli guest-progs initramfs run test \
-	test-stock check-host checkpatch clean
+.PHONY: all deps kernel kernel-stock cli install deb guest-progs initramfs \
+	run test test-stock check-host checkpatch clean
 
 all: kernel initramfs
 
@@ -31,8 +31,19 @@ kernel-stock: deps
 	@scripts/prepare-tree.sh $(STOCK_SRC)
 	@scripts/build-kernel.sh $(STOCK_SRC) $(STOCK_OBJ) $(STOCK_FRAGMENTS)
 
-cli: deps
+# The CLI needs only gcc, make and libcap-dev (policy-tool/deps.sh), never
+# the kernel's build dependencies.  install takes PREFIX (default /usr)
+# and DESTDIR; deb builds build/deb/denywrite-tools_<version>_amd64.deb.
+cli:
+	@policy-tool/deps.sh build
 	@$(MAKE) -s -C policy-tool
+
+install: cli
+	@$(MAKE) -s -C policy-tool install
+
+deb:
+	@policy-tool/deps.sh deb
+	@policy-tool/dist/mkdeb.sh $(B)/deb
 
 guest-progs: deps
 	@$(MAKE) -s -C tests/guest

@@ -10,10 +10,14 @@ enum {
 	OPT_LIB,
 	OPT_ALL,
 	OPT_IGNORE_WRITERS,
+	OPT_CHECK,
+	OPT_ALLOW_EMPTY,
+	OPT_ROOT,
 };
 
 #define F_JSON	0x1	/* takes --json */
 #define F_ADD	0x2	/* takes the scope options */
+#define F_LOAD	0x4	/* takes -q, --dry-run, --check, --allow-empty, --root */
 
 static const struct command_desc {
 	const char *name;
@@ -28,7 +32,7 @@ static const struct command_desc {
 	{ "del", CMD_DEL, 1, -1, 0 },
 	{ "clear", CMD_CLEAR, 0, 0, 0 },
 	{ "list", CMD_LIST, 0, 0, F_JSON },
-	{ "load", CMD_LOAD, 1, 1, 0 },
+	{ "load", CMD_LOAD, 0, -1, F_LOAD },
 	{ "save", CMD_SAVE, 0, 0, 0 },
 	{ "why", CMD_WHY, 1, 1, F_JSON },
 	{ "stats", CMD_STATS, 0, 0, F_JSON },
@@ -48,6 +52,11 @@ static const struct option command_opts[] = {
 	{ "lib", no_argument, NULL, OPT_LIB },
 	{ "all", no_argument, NULL, OPT_ALL },
 	{ "ignore-writers", no_argument, NULL, OPT_IGNORE_WRITERS },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "dry-run", no_argument, NULL, 'n' },
+	{ "check", no_argument, NULL, OPT_CHECK },
+	{ "allow-empty", no_argument, NULL, OPT_ALLOW_EMPTY },
+	{ "root", required_argument, NULL, OPT_ROOT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -68,15 +77,24 @@ void cli_usage(FILE *f)
 	      " del <path>...             remove rules\n"
 	      " clear                     remove all rules\n"
 	      " list                      list the rules\n"
-	      " load <file>|-             replace the rules with a policy file\n"
+	      " load [<file>...|-]        replace the rules with policy files, by\n"
+	      "                           default those of the rules.d directories\n"
+	      "   -n, --dry-run, --check  parse and resolve only, load nothing\n"
+	      "   --allow-empty           let a policy without rules clear the rules\n"
+	      "   --root <dir>            read the rules.d directories under <dir>\n"
+	      "   -q, --quiet             no \"loaded N rules from M files\" line\n"
 	      " save                      print the rules as a policy file\n"
-	      " why <path>                explain why writes to a file fail\n"
+	      " why <path>                why writing or running a file fails, and\n"
+	      "                           which processes hold it\n"
 	      " stats                     show the counters\n"
 	      "\n"
 	      "Options:\n"
 	      " -j, --json                JSON output (status, list, stats, why)\n"
 	      " -h, --help                display this help\n"
 	      " -V, --version             display version\n"
+	      "\n"
+	      "Exit status: 0 success, 1 failure, 2 usage error, 3 denywrite is\n"
+	      "not active.\n"
 	      "\n"
 	      "Environment:\n"
 	      " DENYWRITE_SECURITYFS      securityfs mount point\n"
@@ -85,14 +103,55 @@ void cli_usage(FILE *f)
 	      "For more details see denywritectl(8).\n", f);
 }
 
-/* The message for getopt's '?' at argv[optind - 1]. */
-static void bad_option(char **argv, char *err, size_t errlen)
+/* The long option that arg ("--name[=value]") names, or NULL; *n matches. */
+static const struct option *find_long(const struct option *opts,
+				      const char *arg, int *n)
 {
-	if (optopt)
-		snprintf(err, errlen, "invalid option -- '%c'", optopt);
+	size_t len = strcspn(arg + 2, "=");
+	const struct option *found = NULL;
+
+	*n = 0;
+	for (const struct option *o = opts; o->name; o++) {
+		if (strncmp(o->name, arg + 2, len) != 0)
+			continue;
+		if (strlen(o->name) == len) {	/* exact beats abbreviations */
+			*n = 1;
+			return o;
+		}
+		found = o;
+		++*n;
+	}
+	return found;
+}
+
+/*
+ * The message for getopt's '?' at argv[optind - 1], said as GNU tools say
+ * it.  getopt's optopt holds the option's value for a long option given a
+ * stray argument, which is no character to print.
+ */
+static void bad_option(const struct option *opts, char **argv, char *err,
+		       size_t errlen)
+{
+	const char *arg = argv[optind - 1];
+	const struct option *o;
+	int n;
+
+	if (strncmp(arg, "--", 2) != 0) {
+		snprintf(err, errlen, "invalid option -- '%s'",
+			 esc((char[]){ (char)optopt, '\0' }));
+		return;
+	}
+	o = find_long(opts, arg, &n);
+	if (n > 1)
+		snprintf(err, errlen, "option '%s' is ambiguous", esc(arg));
+	else if (!o)
+		snprintf(err, errlen, "unrecognized option '%s'", esc(arg));
+	else if (o->has_arg == no_argument)
+		snprintf(err, errlen, "option '--%s' doesn't allow an argument",
+			 o->name);
 	else
-		snprintf(err, errlen, "unrecognized option '%s'",
-			 argv[optind - 1]);
+		snprintf(err, errlen, "option '--%s' requires an argument",
+			 o->name);
 }
 
 static int parse_global(int argc, char **argv, struct cli *c, char *err,
@@ -115,7 +174,7 @@ static int parse_global(int argc, char **argv, struct cli *c, char *err,
 			c->json = true;
 			break;
 		default:
-			bad_option(argv, err, errlen);
+			bad_option(global_opts, argv, err, errlen);
 			return CLI_USAGE;
 		}
 	}
@@ -138,9 +197,47 @@ static int set_scope(struct cli *c, enum scope s, char *err, size_t errlen)
 	return 0;
 }
 
+/* A command option that d's command does not take, or 0. */
+static int refuse_option(int opt, char **argv, unsigned int flags,
+			 struct cli *c, char *err, size_t errlen)
+{
+	unsigned int need;
+
+	switch (opt) {
+	case OPT_EXEC:
+	case OPT_LIB:
+	case OPT_ALL:
+	case OPT_IGNORE_WRITERS:
+		need = F_ADD;
+		break;
+	case 'q':
+	case 'n':
+	case OPT_CHECK:
+	case OPT_ALLOW_EMPTY:
+	case OPT_ROOT:
+		need = F_LOAD;
+		break;
+	default:
+		return 0;
+	}
+	if (flags & need)
+		return 0;
+	if (strncmp(argv[optind - 1], "--", 2) == 0)
+		snprintf(err, errlen, "%s: unrecognized option '%s'", c->name,
+			 esc(argv[optind - 1]));
+	else
+		snprintf(err, errlen, "%s: invalid option -- '%c'", c->name,
+			 opt);
+	return CLI_USAGE;
+}
+
 static int parse_command_opt(int opt, char **argv, unsigned int flags,
 			     struct cli *c, char *err, size_t errlen)
 {
+	size_t n;
+
+	if (refuse_option(opt, argv, flags, c, err, errlen))
+		return CLI_USAGE;
 	switch (opt) {
 	case 'h':
 		c->help = true;
@@ -148,28 +245,32 @@ static int parse_command_opt(int opt, char **argv, unsigned int flags,
 	case 'j':
 		c->json = true;
 		return 0;
+	case 'q':
+		c->quiet = true;
+		return 0;
+	case 'n':
+	case OPT_CHECK:
+		c->dry_run = true;
+		return 0;
+	case OPT_ALLOW_EMPTY:
+		c->allow_empty = true;
+		return 0;
+	case OPT_ROOT:
+		c->root = optarg;
+		return 0;
+	case OPT_IGNORE_WRITERS:
+		c->ignore_writers = true;
+		return 0;
 	case OPT_EXEC:
 	case OPT_LIB:
 	case OPT_ALL:
-	case OPT_IGNORE_WRITERS:
-		if (!(flags & F_ADD)) {
-			snprintf(err, errlen, "%s: unrecognized option '%s'",
-				 c->name, argv[optind - 1]);
-			return CLI_USAGE;
-		}
-		if (opt == OPT_IGNORE_WRITERS) {
-			c->ignore_writers = true;
-			return 0;
-		}
 		return set_scope(c, opt == OPT_EXEC ? SCOPE_EXEC :
 				 opt == OPT_LIB ? SCOPE_LIB : SCOPE_ALL,
 				 err, errlen);
-	default: {
-		size_t n = (size_t)snprintf(err, errlen, "%s: ", c->name);
-
-		bad_option(argv, err + n, errlen - n);
+	default:
+		n = (size_t)snprintf(err, errlen, "%s: ", c->name);
+		bad_option(command_opts, argv, err + n, errlen - n);
 		return CLI_USAGE;
-	}
 	}
 }
 
@@ -187,7 +288,7 @@ static int check_operands(const struct command_desc *d, struct cli *c,
 	}
 	if (d->max_args >= 0 && c->nargs > d->max_args) {
 		snprintf(err, errlen, "%s: unexpected argument '%s'",
-			 d->name, c->args[d->max_args]);
+			 d->name, esc(c->args[d->max_args]));
 		return CLI_USAGE;
 	}
 	if (d->cmd == CMD_MODE && c->nargs == 1 &&
@@ -195,7 +296,7 @@ static int check_operands(const struct command_desc *d, struct cli *c,
 	    strcmp(c->args[0], "enforce")) {
 		snprintf(err, errlen,
 			 "mode: unknown mode '%s' (off, audit or enforce)",
-			 c->args[0]);
+			 esc(c->args[0]));
 		return CLI_USAGE;
 	}
 	return 0;
@@ -209,7 +310,7 @@ static int parse_command(int argc, char **argv, const struct command_desc *d,
 	c->cmd = d->cmd;
 	c->name = d->name;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "hj",
+	while ((opt = getopt_long(argc, argv, "hjqn",
 				  command_opts, NULL)) != -1) {
 		int rc = parse_command_opt(opt, argv, d->flags, c, err, errlen);
 
@@ -242,6 +343,6 @@ int cli_parse(int argc, char **argv, struct cli *c, char *err, size_t errlen)
 		if (strcmp(argv[optind], commands[i].name) == 0)
 			return parse_command(argc - optind, argv + optind,
 					     &commands[i], c, err, errlen);
-	snprintf(err, errlen, "unknown command '%s'", argv[optind]);
+	snprintf(err, errlen, "unknown command '%s'", esc(argv[optind]));
 	return CLI_USAGE;
 }

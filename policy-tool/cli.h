@@ -30,6 +30,10 @@ struct cli {
 	bool json;
 	enum scope scope;	/* add */
 	bool ignore_writers;	/* add */
+	bool quiet;		/* load: no "loaded N rules" line */
+	bool dry_run;		/* load: parse and resolve, do not load */
+	bool allow_empty;	/* load: an empty policy clears the rules */
+	const char *root;	/* load: rules.d directories under this root */
 	char **args;		/* operands, pointing into argv */
 	int nargs;
 };

@@ -11,7 +11,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define POLICY_FILE_MAX (64u << 20)
 #define SAVE_HEADER "# denywrite policy, saved by " PROGRAM_NAME
 
 static const char *const stats_keys[] = {
@@ -21,7 +20,15 @@ static const char *const stats_keys[] = {
 
 #define N_STATS (sizeof(stats_keys) / sizeof(stats_keys[0]))
 
-static int need_mac_admin(const struct cli *c)
+void warn_too_broad(const struct rule *r, const char *where)
+{
+	warn("%s%s'%s %s': any user who can read a file there can block "
+	     "in-place writes to it by mapping it executable; name the "
+	     "library directories instead", where ? esc(where) : "",
+	     where ? ": " : "", scope_name(r->scope), esc(r->path));
+}
+
+int need_mac_admin(const struct cli *c)
 {
 	if (dw_may_change())
 		return 0;
@@ -29,7 +36,7 @@ static int need_mac_admin(const struct cli *c)
 }
 
 /* Why a write to a policy file failed, in words. */
-static const char *write_error(int err, const char *file)
+const char *write_error(int err, const char *file)
 {
 	switch (err) {
 	case EPERM:
@@ -61,7 +68,7 @@ static int read_stats(const struct dw *dw, struct kvlist *l,
 		v[i] = kv_get(l, stats_keys[i]);
 		if (!v[i]) {
 			kv_free(l);
-			return fail("%s/stats: no '%s' line", dw->dir,
+			return fail("%s/stats: no '%s' line", esc(dw->dir),
 				    stats_keys[i]);
 		}
 	}
@@ -88,13 +95,32 @@ static void status_json(const char *mode, const char *v[N_STATS])
 	json_end(&j, '}');
 }
 
-int cmd_status(const struct dw *dw, const struct cli *c)
+/* status on a kernel where denywrite is not active: exit 3. */
+static int status_inactive(const struct cli *c)
+{
+	struct json j;
+
+	if (c->json) {
+		json_init(&j, stdout);
+		json_begin(&j, NULL, '{');
+		json_bool(&j, "active", false);
+		json_end(&j, '}');
+	} else {
+		puts("active:    no");
+	}
+	return EXIT_INACTIVE;
+}
+
+int cmd_status(struct dw *dw, const struct cli *c)
 {
 	char mode[32];
 	const char *v[N_STATS];
 	struct kvlist l;
+	int rc = dw_open(dw);
 
-	if (dw_read_mode(dw, mode, sizeof(mode)) || read_stats(dw, &l, v))
+	if (rc == EXIT_INACTIVE)
+		return status_inactive(c);
+	if (rc || dw_read_mode(dw, mode, sizeof(mode)) || read_stats(dw, &l, v))
 		return 1;
 	if (c->json)
 		status_json(mode, v);
@@ -105,17 +131,20 @@ int cmd_status(const struct dw *dw, const struct cli *c)
 		       "protected: %s file%s\n"
 		       "denied:    write %s, truncate %s, exec %s, mmap %s\n"
 		       "audited:   %s\n",
-		       mode, v[0], v[1], strcmp(v[1], "1") ? "s" : "", v[2],
+		       esc(mode), v[0], v[1], strcmp(v[1], "1") ? "s" : "", v[2],
 		       v[3], v[4], v[5], v[6]);
 	kv_free(&l);
 	return 0;
 }
 
-int cmd_stats(const struct dw *dw, const struct cli *c)
+int cmd_stats(struct dw *dw, const struct cli *c)
 {
 	struct kvlist l;
 	struct json j;
+	int rc = dw_open_active(dw);
 
+	if (rc)
+		return rc;
 	if (dw_read_kv(dw, "stats", &l))
 		return 1;
 	json_init(&j, stdout);
@@ -125,7 +154,7 @@ int cmd_stats(const struct dw *dw, const struct cli *c)
 		if (c->json)
 			json_number_text(&j, l.kv[i].key, l.kv[i].value);
 		else
-			printf("%s %s\n", l.kv[i].key, l.kv[i].value);
+			printf("%s %s\n", esc(l.kv[i].key), esc(l.kv[i].value));
 	}
 	if (c->json)
 		json_end(&j, '}');
@@ -133,21 +162,23 @@ int cmd_stats(const struct dw *dw, const struct cli *c)
 	return 0;
 }
 
-int cmd_mode(const struct dw *dw, const struct cli *c)
+int cmd_mode(struct dw *dw, const struct cli *c)
 {
-	int err;
+	int err = dw_open_active(dw);
 
+	if (err)
+		return err;
 	if (c->nargs == 0) {
 		char mode[32];
 
 		if (dw_read_mode(dw, mode, sizeof(mode)))
 			return 1;
-		puts(mode);
+		puts(esc(mode));
 		return 0;
 	}
 	if (need_mac_admin(c))
 		return 1;
-	err = dw_write_line((void *)dw, "mode", c->args[0],
+	err = dw_write_line(dw, "mode", c->args[0],
 			    strlen(c->args[0]));
 	if (err)
 		return fail("mode: %s", write_error(err, "mode"));
@@ -161,58 +192,69 @@ static void rules_json(const struct policy *p)
 	json_init(&j, stdout);
 	json_begin(&j, NULL, '{');
 	json_begin(&j, "rules", '[');
-	for (size_t i = 0; i < p->n; i++) {
-		json_begin(&j, NULL, '{');
-		json_string(&j, "scope", scope_name(p->rule[i].scope));
-		json_bool(&j, "ignore_writers", p->rule[i].ignore_writers);
-		json_string(&j, "path", p->rule[i].path);
-		json_end(&j, '}');
-	}
+	for (size_t i = 0; i < p->n; i++)
+		json_rule(&j, NULL, &p->rule[i]);
 	json_end(&j, ']');
 	json_end(&j, '}');
 }
 
-static void rules_print(const struct policy *p)
+/* The rules, one a line; escaped for a terminal unless raw. */
+static void rules_print(const struct policy *p, bool raw)
 {
 	for (size_t i = 0; i < p->n; i++) {
 		char *line = rule_format(&p->rule[i]);
 
-		puts(line);
+		puts(raw ? line : esc(line));
 		free(line);
 	}
 }
 
-int cmd_list(const struct dw *dw, const struct cli *c)
+/* Read the kernel's rules; 0, or the exit code (reported). */
+static int read_rules(struct dw *dw, struct policy *p)
+{
+	int rc = dw_open_active(dw);
+
+	if (rc)
+		return rc;
+	return dw_read_rules(dw, p);
+}
+
+int cmd_list(struct dw *dw, const struct cli *c)
 {
 	struct policy p;
+	int rc = read_rules(dw, &p);
 
-	if (dw_read_rules(dw, &p))
-		return 1;
+	if (rc)
+		return rc;
 	if (c->json)
 		rules_json(&p);
 	else
-		rules_print(&p);
+		rules_print(&p, false);
 	policy_free(&p);
 	return 0;
 }
 
-int cmd_save(const struct dw *dw, const struct cli *c)
+/* A policy file: byte for byte what load reads back. */
+int cmd_save(struct dw *dw, const struct cli *c)
 {
 	struct policy p;
+	int rc = read_rules(dw, &p);
 
 	(void)c;
-	if (dw_read_rules(dw, &p))
-		return 1;
+	if (rc)
+		return rc;
 	puts(SAVE_HEADER);
-	rules_print(&p);
+	rules_print(&p, true);
 	policy_free(&p);
 	return 0;
 }
 
-int cmd_clear(const struct dw *dw, const struct cli *c)
+int cmd_clear(struct dw *dw, const struct cli *c)
 {
-	int err;
+	int err = dw_open_active(dw);
 
+	if (err)
+		return err;
 	if (need_mac_admin(c))
 		return 1;
 	err = dw_write(dw, "rules", "\n", 1);
@@ -226,22 +268,22 @@ static const char *display(char *buf, size_t size, const char *arg,
 			   const char *canon)
 {
 	if (strcmp(arg, canon) == 0)
-		return arg;
-	snprintf(buf, size, "%s (%s)", arg, canon);
+		return esc(arg);
+	snprintf(buf, size, "%s (%s)", esc(arg), esc(canon));
 	return buf;
 }
 
-static int apply_and_report(const struct dw *dw, const struct cli *c,
+static int apply_and_report(struct dw *dw, const struct cli *c,
 			    const struct change *ch)
 {
 	struct apply_result res;
 	size_t n = (size_t)c->nargs;
 	const char *why, *arg;
 
-	if (!changes_apply(ch, n, dw_write_line, (void *)dw, &res))
+	if (!changes_apply(ch, n, dw_write_line, dw, &res))
 		return 0;
 	why = write_error(res.err, ch[res.failed].file);
-	arg = c->args[res.failed];
+	arg = esc(c->args[res.failed]);
 	if (res.failed == 0)
 		return fail("%s: %s: %s", c->name, arg, why);
 	if (!res.undo_err)
@@ -276,15 +318,19 @@ static bool named_before(const struct change *ch, size_t i, const char *path,
 static int plan_add(const struct cli *c, const struct policy *cur,
 		    struct change *ch, size_t i)
 {
-	char buf[2 * PATH_MAX + 4];
+	char buf[8 * PATH_MAX + 4], reason[256];
 	struct rule r = { .scope = c->scope,
 			  .ignore_writers = c->ignore_writers };
 	const char *arg = c->args[i];
 
 	r.path = realpath(arg, NULL);
 	if (!r.path)
-		return fail("add: %s: %s", arg, strerror(errno));
+		return fail("add: %s: %s", esc(arg), strerror(errno));
 	ch[i].undo_line = r.path;	/* del takes the canonical path */
+	if (rule_check_path(r.path, strlen(r.path), reason, sizeof(reason)))
+		return fail("add: %s: %s", esc(arg), reason);
+	if (rule_is_too_broad(&r))
+		warn_too_broad(&r, NULL);
 	if (policy_find(cur, r.path))
 		return fail("add: %s: a rule for this path is already present",
 			    display(buf, sizeof(buf), arg, r.path));
@@ -301,7 +347,7 @@ static int plan_add(const struct cli *c, const struct policy *cur,
 static int plan_del(const struct cli *c, const struct policy *cur,
 		    struct change *ch, size_t i)
 {
-	char buf[2 * PATH_MAX + 4];
+	char buf[8 * PATH_MAX + 4];
 	const char *arg = c->args[i];
 	char *path = realpath(arg, NULL);
 	const struct rule *r;
@@ -324,16 +370,19 @@ typedef int (*plan_fn)(const struct cli *c, const struct policy *cur,
 		       struct change *ch, size_t i);
 
 /* Check every operand first, then apply all changes or none. */
-static int change_rules(const struct dw *dw, const struct cli *c,
+static int change_rules(struct dw *dw, const struct cli *c,
 			plan_fn plan)
 {
 	size_t n = (size_t)c->nargs;
 	struct change *ch;
 	struct policy cur;
-	int rc = 1;
+	int rc = dw_open_active(dw);
 
+	if (rc)
+		return rc;
 	if (need_mac_admin(c) || dw_read_rules(dw, &cur))
 		return 1;
+	rc = 1;
 	ch = xcalloc(n, sizeof(*ch));
 	for (size_t i = 0; i < n; i++)
 		if (plan(c, &cur, ch, i))
@@ -345,88 +394,13 @@ out:
 	return rc;
 }
 
-int cmd_add(const struct dw *dw, const struct cli *c)
+int cmd_add(struct dw *dw, const struct cli *c)
 {
 	return change_rules(dw, c, plan_add);
 }
 
-int cmd_del(const struct dw *dw, const struct cli *c)
+int cmd_del(struct dw *dw, const struct cli *c)
 {
 	return change_rules(dw, c, plan_del);
 }
 
-static int read_policy_file(const char *name, char **buf, size_t *len)
-{
-	int fd = strcmp(name, "-") ? open(name, O_RDONLY | O_CLOEXEC) : 0;
-	int err;
-
-	if (fd < 0)
-		return errno;
-	err = read_all(fd, POLICY_FILE_MAX, buf, len);
-	if (fd != 0 && close(fd) != 0 && !err) {
-		err = errno;
-		free(*buf);
-	}
-	return err;
-}
-
-/* Name the rule the kernel most likely refused, from what we can see. */
-static int report_load_error(const char *fname, const struct policy *p,
-			     int err)
-{
-	struct stat *st = xcalloc(p->n, sizeof(*st));
-	int rc = -1;
-
-	for (size_t i = 0; i < p->n && rc < 0; i++) {
-		const struct rule *r = &p->rule[i];
-
-		if (stat(r->path, &st[i]) != 0) {	/* st[i] stays zero */
-			if (err == ENOENT)
-				rc = fail("load: %s:%u: %s: %s", fname, r->line,
-					  r->path, write_error(err, "rules"));
-			continue;
-		}
-		for (size_t k = 0; k < i && err == EINVAL && rc < 0; k++)
-			if (st[k].st_dev == st[i].st_dev &&
-			    st[k].st_ino == st[i].st_ino && st[k].st_nlink)
-				rc = fail("load: %s:%u: %s is the same as %s "
-					  "on line %u", fname, r->line, r->path,
-					  p->rule[k].path, p->rule[k].line);
-	}
-	free(st);
-	if (rc >= 0)
-		return rc;
-	if (err == EINVAL)
-		return fail("load: %s: the kernel refused the policy: %s",
-			    fname, strerror(err));
-	return fail("load: %s: %s", fname, write_error(err, "rules"));
-}
-
-int cmd_load(const struct dw *dw, const struct cli *c)
-{
-	const char *fname = strcmp(c->args[0], "-") ? c->args[0] : "<stdin>";
-	char *buf, reason[256];
-	unsigned int line;
-	struct policy p;
-	size_t len;
-	int err = read_policy_file(c->args[0], &buf, &len);
-
-	if (err)
-		return fail("load: %s: %s", fname, strerror(err));
-	err = policy_parse(buf, len, &p, &line, reason, sizeof(reason));
-	free(buf);
-	if (err)
-		return fail("load: %s:%u: %s", fname, line, reason);
-	buf = policy_serialize(&p, &len);
-	if (len > POLICY_MAX_BYTES)
-		err = fail("load: %s: the policy is too large (%zu bytes, the "
-			   "kernel takes at most %d)", fname, len,
-			   POLICY_MAX_BYTES);
-	else if (need_mac_admin(c))
-		err = 1;
-	else if ((err = dw_write(dw, "rules", buf, len)) != 0)
-		err = report_load_error(fname, &p, err);
-	free(buf);
-	policy_free(&p);
-	return err;
-}

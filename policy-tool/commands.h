@@ -9,15 +9,21 @@
 #include "cli.h"
 #include "sysfs.h"
 
-int cmd_status(const struct dw *dw, const struct cli *c);
-int cmd_mode(const struct dw *dw, const struct cli *c);
-int cmd_add(const struct dw *dw, const struct cli *c);
-int cmd_del(const struct dw *dw, const struct cli *c);
-int cmd_clear(const struct dw *dw, const struct cli *c);
-int cmd_list(const struct dw *dw, const struct cli *c);
-int cmd_load(const struct dw *dw, const struct cli *c);
-int cmd_save(const struct dw *dw, const struct cli *c);
-int cmd_stats(const struct dw *dw, const struct cli *c);
-int cmd_why(const struct dw *dw, const struct cli *c);	/* why.c */
+int cmd_status(struct dw *dw, const struct cli *c);
+int cmd_mode(struct dw *dw, const struct cli *c);
+int cmd_add(struct dw *dw, const struct cli *c);
+int cmd_del(struct dw *dw, const struct cli *c);
+int cmd_clear(struct dw *dw, const struct cli *c);
+int cmd_list(struct dw *dw, const struct cli *c);
+int cmd_load(struct dw *dw, const struct cli *c);	/* load.c */
+int cmd_save(struct dw *dw, const struct cli *c);
+int cmd_stats(struct dw *dw, const struct cli *c);
+int cmd_why(struct dw *dw, const struct cli *c);	/* why.c */
+
+/* Shared by the commands. */
+int need_mac_admin(const struct cli *c);	/* 0, or 1 (reported) */
+const char *write_error(int err, const char *file);
+/* The warning for a rule_is_too_broad rule; where is "file:line" or NULL. */
+void warn_too_broad(const struct rule *r, const char *where);
 
 #endif

@@ -1,35 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "json.h"
+#include "util.h"
 
 #include <string.h>
-
-/* Length of the valid UTF-8 sequence at s, or 0 if it is not one. */
-static size_t utf8_len(const unsigned char *s)
-{
-	size_t n;
-	unsigned int cp;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		n = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		n = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	cp = s[0] & (0x7fu >> n);
-	for (size_t i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
-	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return n;
-}
 
 static void escape_char(FILE *f, unsigned char c)
 {
@@ -46,21 +19,32 @@ static void escape_char(FILE *f, unsigned char c)
 		fputc(c, f);
 }
 
+static bool valid_utf8(const unsigned char *s)
+{
+	for (size_t n; *s; s += n)
+		if ((n = utf8_len(s)) == 0)
+			return false;
+	return true;
+}
+
 void json_escape(FILE *f, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
 
+	if (!valid_utf8(s)) {
+		fputc('[', f);
+		for (; *s; s++)
+			fprintf(f, "%u%s", *s, s[1] ? "," : "");
+		fputc(']', f);
+		return;
+	}
 	fputc('"', f);
-	while (*s) {
-		size_t n = utf8_len(s);
-
+	for (size_t n; *s; s += n) {
+		n = utf8_len(s);
 		if (n == 1)
 			escape_char(f, *s);
-		else if (n == 0)
-			fputs("\\ufffd", f);
 		else
 			fwrite(s, 1, n, f);
-		s += n ? n : 1;
 	}
 	fputc('"', f);
 }
@@ -132,4 +116,17 @@ void json_number_text(struct json *j, const char *key, const char *value)
 	}
 	json_key(j, key);
 	fputs(value, j->f);
+}
+
+void json_rule(struct json *j, const char *key, const struct rule *r)
+{
+	if (!r) {
+		json_string(j, key, NULL);
+		return;
+	}
+	json_begin(j, key, '{');
+	json_string(j, "scope", scope_name(r->scope));
+	json_bool(j, "ignore_writers", r->ignore_writers);
+	json_string(j, "path", r->path);
+	json_end(j, '}');
 }

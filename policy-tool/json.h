@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "policy.h"
+
 #define JSON_MAX_DEPTH 8
 
 struct json {
@@ -15,8 +17,10 @@ struct json {
 };
 
 /*
- * Write s as a JSON string with quotes.  Control characters, '"' and '\\'
- * are escaped; bytes that are not valid UTF-8 become U+FFFD.
+ * Write s losslessly: as a JSON string (control characters, '"' and '\\'
+ * escaped) when it is valid UTF-8, else as an array of its bytes as
+ * numbers, as journalctl -o json does ("/tmp/\xe9" is [47,116,109,112,47,
+ * 233]).  Two different strings never give the same JSON.
  */
 void json_escape(FILE *f, const char *s);
 
@@ -25,11 +29,15 @@ void json_init(struct json *j, FILE *f);
 void json_begin(struct json *j, const char *key, char open);
 /* Ends the line after the outermost close. */
 void json_end(struct json *j, char close);
-/* A NULL value is written as null. */
+/* A NULL value is written as null; see json_escape. */
 void json_string(struct json *j, const char *key, const char *value);
 void json_uint(struct json *j, const char *key, unsigned long long value);
 void json_bool(struct json *j, const char *key, bool value);
 /* A decimal number if value is all digits, else a string. */
 void json_number_text(struct json *j, const char *key, const char *value);
+
+/* A rule as {"scope":"lib","ignore_writers":false,"path":"/usr/lib"};
+ * null for NULL. */
+void json_rule(struct json *j, const char *key, const struct rule *r);
 
 #endif

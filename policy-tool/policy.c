@@ -66,15 +66,25 @@ static int parse_scope_word(const char *w, size_t len, struct rule *r,
 	return 0;
 }
 
-static int check_path(const char *p, size_t len, char *err, size_t errlen)
+/* The first 64 bytes of path, escaped, with "..." if there is more. */
+static const char *shortened(const char *path, size_t len)
+{
+	char buf[72];
+
+	snprintf(buf, sizeof(buf), "%.*s%s", (int)(len > 64 ? 64 : len), path,
+		 len > 64 ? "..." : "");
+	return esc(buf);
+}
+
+int rule_check_path(const char *p, size_t len, char *err, size_t errlen)
 {
 	if (len == 0) {
 		snprintf(err, errlen, "missing path");
 		return -1;
 	}
 	if (p[0] != '/') {
-		snprintf(err, errlen, "path '%.*s' is not absolute",
-			 (int)(len > 64 ? 64 : len), p);
+		snprintf(err, errlen, "path '%s' is not absolute",
+			 shortened(p, len));
 		return -1;
 	}
 	if (len > RULE_PATH_MAX) {
@@ -82,7 +92,34 @@ static int check_path(const char *p, size_t len, char *err, size_t errlen)
 			 len, RULE_PATH_MAX);
 		return -1;
 	}
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)p[i];
+
+		if (c < 0x20 || c == 0x7f) {
+			snprintf(err, errlen, "path '%s' has a control character "
+				 "(byte %zu), which the kernel does not take",
+				 shortened(p, len), i + 1);
+			return -1;
+		}
+	}
+	if (p[len - 1] == ' ' || p[len - 1] == '\t') {
+		snprintf(err, errlen, "path '%s' ends in a blank, which the "
+			 "kernel does not take", shortened(p, len));
+		return -1;
+	}
 	return 0;
+}
+
+bool rule_is_too_broad(const struct rule *r)
+{
+	static const char *const trees[] = { "/", "/etc", "/home", "/var" };
+
+	if (!(r->scope & SCOPE_LIB))
+		return false;
+	for (size_t i = 0; i < sizeof(trees) / sizeof(trees[0]); i++)
+		if (strcmp(r->path, trees[i]) == 0)
+			return true;
+	return false;
 }
 
 int rule_parse_line(const char *line, size_t len, struct rule *r,
@@ -108,9 +145,10 @@ int rule_parse_line(const char *line, size_t len, struct rule *r,
 		return -1;
 	for (p = wlen; p < len && is_blank(line[p]); p++)
 		;
-	if (check_path(line + p, len - p, err, errlen))
+	if (rule_check_path(line + p, len - p, err, errlen))
 		return -1;
 	r->path = xstrndup(line + p, len - p);
+	r->file = NULL;
 	r->line = 0;
 	return 1;
 }
@@ -137,22 +175,70 @@ static size_t next_line(const char **p, const char *end, const char **line)
 	return n;
 }
 
-static void policy_append(struct policy *p, const struct rule *r)
+void policy_init(struct policy *p)
+{
+	memset(p, 0, sizeof(*p));
+}
+
+static bool path_eq(const void *ctx, size_t pos)
+{
+	const struct rule *const *r = ctx;
+
+	return strcmp(r[0][pos].path, r[1]->path) == 0;
+}
+
+static const struct rule *find_rule(const struct policy *p, const char *path)
+{
+	struct rule key = { .path = (char *)path };
+	const struct rule *ctx[2] = { p->rule, &key };
+	long pos = hindex_find(&p->by_path, hash_bytes(path, strlen(path)),
+			       path_eq, ctx);
+
+	return pos < 0 ? NULL : &p->rule[pos];
+}
+
+static void policy_append(struct policy *p, const struct rule *r,
+			  size_t bytes)
 {
 	if ((p->n & (p->n - 1)) == 0)	/* 0, 1, 2, 4, ...: grow */
 		p->rule = xrealloc(p->rule,
 				   (p->n ? 2 * p->n : 1) * sizeof(*p->rule));
+	hindex_add(&p->by_path, hash_bytes(r->path, strlen(r->path)), p->n);
 	p->rule[p->n++] = *r;
+	p->bytes += bytes;
 }
 
-int policy_parse(const char *buf, size_t len, struct policy *p,
-		 unsigned int *bad_line, char *err, size_t errlen)
+/* Whether r may join p; else the reason in err. */
+static int check_new_rule(const struct policy *p, const struct rule *r,
+			  size_t bytes, char *err, size_t errlen)
+{
+	const struct rule *dup = find_rule(p, r->path);
+
+	if (dup && dup->file == r->file)
+		snprintf(err, errlen, "a rule for %s is already on line %u",
+			 shortened(r->path, strlen(r->path)), dup->line);
+	else if (dup)
+		snprintf(err, errlen, "a rule for %s is already in %s:%u",
+			 shortened(r->path, strlen(r->path)),
+			 dup->file ? esc(dup->file) : "?", dup->line);
+	else if (p->n >= POLICY_MAX_RULES)
+		snprintf(err, errlen, "more than %d rules, the kernel's limit",
+			 POLICY_MAX_RULES);
+	else if (p->bytes + bytes > POLICY_MAX_BYTES)
+		snprintf(err, errlen, "the policy grows past %d bytes, the "
+			 "kernel's limit", POLICY_MAX_BYTES);
+	else
+		return 0;
+	return -1;
+}
+
+int policy_add_text(struct policy *p, const char *file, const char *buf,
+		    size_t len, unsigned int *bad_line, char *err,
+		    size_t errlen)
 {
 	const char *end = buf + len;
 	unsigned int line = 0;
 
-	p->rule = NULL;
-	p->n = 0;
 	while (buf < end) {
 		const char *text;
 		size_t n = next_line(&buf, end, &text);
@@ -163,24 +249,33 @@ int policy_parse(const char *buf, size_t len, struct policy *p,
 		if (rc == 0)
 			continue;
 		if (rc > 0) {
-			const struct rule *dup = policy_find(p, r.path);
+			size_t bytes;
 
-			if (!dup) {
-				r.line = line;
-				policy_append(p, &r);
+			r.file = file;
+			r.line = line;
+			/* "SCOPE[,ignore-writers] PATH\n" */
+			bytes = strlen(scope_name(r.scope)) + strlen(r.path) + 2 +
+				(r.ignore_writers ? strlen("," OPT_IGNORE_WRITERS) : 0);
+			if (check_new_rule(p, &r, bytes, err, errlen) == 0) {
+				policy_append(p, &r, bytes);
 				continue;
 			}
-			snprintf(err, errlen,
-				 "a rule for %.64s%s is already on line %u",
-				 r.path, strlen(r.path) > 64 ? "..." : "",
-				 dup->line);
 			free(r.path);
 		}
 		*bad_line = line;
-		policy_free(p);
 		return -1;
 	}
 	return 0;
+}
+
+int policy_parse(const char *buf, size_t len, struct policy *p,
+		 unsigned int *bad_line, char *err, size_t errlen)
+{
+	policy_init(p);
+	if (policy_add_text(p, NULL, buf, len, bad_line, err, errlen) == 0)
+		return 0;
+	policy_free(p);
+	return -1;
 }
 
 char *policy_serialize(const struct policy *p, size_t *len)
@@ -206,10 +301,7 @@ char *policy_serialize(const struct policy *p, size_t *len)
 
 const struct rule *policy_find(const struct policy *p, const char *path)
 {
-	for (size_t i = 0; i < p->n; i++)
-		if (strcmp(p->rule[i].path, path) == 0)
-			return &p->rule[i];
-	return NULL;
+	return find_rule(p, path);
 }
 
 void policy_free(struct policy *p)
@@ -217,8 +309,8 @@ void policy_free(struct policy *p)
 	for (size_t i = 0; i < p->n; i++)
 		free(p->rule[i].path);
 	free(p->rule);
-	p->rule = NULL;
-	p->n = 0;
+	hindex_free(&p->by_path);
+	policy_init(p);
 }
 
 void kv_parse(const char *buf, size_t len, struct kvlist *l)

@@ -10,8 +10,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "hash.h"
+
 #define RULE_PATH_MAX 4095	/* bytes, without the NUL */
 #define POLICY_MAX_BYTES 65536	/* the kernel's limit for one write to rules */
+#define POLICY_MAX_RULES 1024	/* and for the number of rules in it */
 
 enum scope {
 	SCOPE_EXEC = 1,
@@ -23,12 +26,15 @@ struct rule {
 	enum scope scope;
 	bool ignore_writers;
 	char *path;		/* owned */
+	const char *file;	/* the policy file's name, not owned; or NULL */
 	unsigned int line;	/* line in the policy file, 0 if none */
 };
 
 struct policy {
 	struct rule *rule;
 	size_t n;
+	size_t bytes;		/* as policy_serialize writes it */
+	struct hindex by_path;
 };
 
 const char *scope_name(enum scope scope);
@@ -42,14 +48,40 @@ const char *scope_name(enum scope scope);
 int rule_parse_line(const char *line, size_t len, struct rule *r,
 		    char *err, size_t errlen);
 
+/*
+ * Check a rule's path (len bytes) as the kernel will: absolute, at most
+ * RULE_PATH_MAX bytes, no control characters (below 0x20, and 0x7f), not
+ * ending in a space or tab.  0, or -1 with the reason in err.
+ */
+int rule_check_path(const char *path, size_t len, char *err, size_t errlen);
+
+/*
+ * Whether r maps-executable-protects a tree that holds far more than
+ * libraries ("/", "/etc", "/home", "/var", given canonical): any reader
+ * that maps a file there executable blocks in-place writes to it.
+ */
+bool rule_is_too_broad(const struct rule *r);
+
 /* "SCOPE[,OPTION] PATH" without newline; malloc'd. */
 char *rule_format(const struct rule *r);
 
+void policy_init(struct policy *p);
+
 /*
- * Parse a policy file.  On error returns -1 with the 1-based line number of
- * the first bad line in *bad_line and the reason in err, and p is empty.
- * Two rules with the same path are an error.
+ * Parse the text of the policy file named `file` (kept by pointer in each
+ * rule; NULL for none) and append its rules to p, in time linear in len.
+ * On error returns -1 with the 1-based number of the first bad line in
+ * *bad_line and the reason in err; p then holds the rules before that
+ * line.  Errors: a malformed line, a path the kernel would refuse, two
+ * rules with the same path (in any of the files added), and a policy
+ * past the kernel's limits (POLICY_MAX_RULES, POLICY_MAX_BYTES), where
+ * parsing stops.
  */
+int policy_add_text(struct policy *p, const char *file, const char *buf,
+		    size_t len, unsigned int *bad_line, char *err,
+		    size_t errlen);
+
+/* policy_init and policy_add_text; on error p is left empty. */
 int policy_parse(const char *buf, size_t len, struct policy *p,
 		 unsigned int *bad_line, char *err, size_t errlen);
 

@@ -61,12 +61,13 @@ static int find_securityfs(const struct dw *dw, const char *lsm, bool custom)
 	if (stat(lsm, &st) == 0)
 		return 0;
 	if (errno != ENOENT)
-		return fail("%s: %s", lsm, strerror(errno));
+		return fail("%s: %s", esc(lsm), strerror(errno));
 	if (custom || geteuid() != 0)
 		return fail("securityfs is not mounted: "
-			    "mount -t securityfs securityfs %s", dw->root);
-	if (mount("securityfs", dw->root, "securityfs", 0, NULL) != 0)
-		return fail("mount securityfs on %s: %s", dw->root,
+			    "mount -t securityfs securityfs %s", esc(dw->root));
+	if (mount("securityfs", dw->root, "securityfs",
+		  MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+		return fail("mount securityfs on %s: %s", esc(dw->root),
 			    strerror(errno));
 	return 0;
 }
@@ -78,9 +79,9 @@ int dw_open(struct dw *dw)
 	char lsm[PATH_MAX], *list;
 	size_t len;
 	struct stat st;
-	bool active;
 	int err;
 
+	dw->active = false;
 	if (snprintf(dw->root, sizeof(dw->root), "%s",
 		     custom ? env : SECURITYFS_DEFAULT) >= (int)sizeof(dw->root) ||
 	    build_path(dw->dir, sizeof(dw->dir), dw->root, "denywrite") ||
@@ -89,15 +90,23 @@ int dw_open(struct dw *dw)
 	if (find_securityfs(dw, lsm, custom))
 		return 1;
 	err = read_path(lsm, &list, &len);
-	if (err == ENOENT)
-		return fail("denywrite is not active: boot with lsm=...,denywrite");
+	if (err == ENOENT)	/* a kernel without LSM stacking support */
+		return EXIT_INACTIVE;
 	if (err)
-		return fail("%s: %s", lsm, strerror(err));
-	active = list_has(list, "denywrite");
+		return fail("%s: %s", esc(lsm), strerror(err));
+	dw->active = list_has(list, "denywrite") && stat(dw->dir, &st) == 0 &&
+		     S_ISDIR(st.st_mode);
 	free(list);
-	if (!active || stat(dw->dir, &st) != 0 || !S_ISDIR(st.st_mode))
-		return fail("denywrite is not active: boot with lsm=...,denywrite");
-	return 0;
+	return dw->active ? 0 : EXIT_INACTIVE;
+}
+
+int dw_open_active(struct dw *dw)
+{
+	int rc = dw_open(dw);
+
+	if (rc == EXIT_INACTIVE)
+		fail("denywrite is not active: boot with lsm=...,denywrite");
+	return rc;
 }
 
 int dw_read(const struct dw *dw, const char *name, char **buf, size_t *len)
@@ -165,7 +174,7 @@ int dw_read_mode(const struct dw *dw, char *mode, size_t size)
 	int err = dw_read(dw, "mode", &buf, &len);
 
 	if (err)
-		return fail("%s/mode: %s", dw->dir, strerror(err));
+		return fail("%s/mode: %s", esc(dw->dir), strerror(err));
 	buf[strcspn(buf, "\n")] = '\0';
 	snprintf(mode, size, "%s", buf);
 	free(buf);
@@ -180,12 +189,12 @@ int dw_read_rules(const struct dw *dw, struct policy *p)
 	int e = dw_read(dw, "rules", &buf, &len);
 
 	if (e)
-		return fail("%s/rules: %s", dw->dir, strerror(e));
+		return fail("%s/rules: %s", esc(dw->dir), strerror(e));
 	e = policy_parse(buf, len, p, &line, err, sizeof(err));
 	free(buf);
 	if (e)
-		return fail("%s/rules:%u: unexpected line: %s", dw->dir, line,
-			    err);
+		return fail("%s/rules:%u: unexpected line: %s", esc(dw->dir),
+			    line, err);
 	return 0;
 }
 
@@ -196,7 +205,7 @@ int dw_read_kv(const struct dw *dw, const char *name, struct kvlist *l)
 	int err = dw_read(dw, name, &buf, &len);
 
 	if (err)
-		return fail("%s/%s: %s", dw->dir, name, strerror(err));
+		return fail("%s/%s: %s", esc(dw->dir), name, strerror(err));
 	kv_parse(buf, len, l);
 	free(buf);
 	return 0;

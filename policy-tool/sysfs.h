@@ -15,14 +15,24 @@
 struct dw {
 	char root[PATH_MAX];	/* securityfs mount point */
 	char dir[PATH_MAX];	/* root/denywrite */
+	bool active;		/* denywrite is in root/lsm */
 };
 
 /*
- * Find securityfs (mounting it when it is the default one and we are root)
- * and check that denywrite is active.  Prints the error and returns 1 if
- * not.
+ * Find securityfs, mounting it (nosuid,nodev,noexec) when it is the
+ * default one, not mounted, and we are root; then read root/lsm.  Returns
+ * 0 if denywrite is active, EXIT_INACTIVE (and dw->active false) if
+ * securityfs is there but denywrite is not, or prints the error and
+ * returns 1.  Only commands that need the kernel call it.
  */
 int dw_open(struct dw *dw);
+
+/*
+ * dw_open for a command that cannot work without denywrite: when it is
+ * not active, says so (boot with lsm=...,denywrite) and returns
+ * EXIT_INACTIVE.
+ */
+int dw_open_active(struct dw *dw);
 
 /* Read dir/name into a new NUL-terminated buffer.  0 or errno. */
 int dw_read(const struct dw *dw, const char *name, char **buf, size_t *len);

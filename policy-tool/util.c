@@ -9,16 +9,30 @@
 #include <string.h>
 #include <unistd.h>
 
+static void message(const char *prefix, const char *fmt, va_list ap)
+{
+	fputs(prefix, stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 int fail(const char *fmt, ...)
 {
 	va_list ap;
 
-	fputs(PROGRAM_NAME ": ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	message(PROGRAM_NAME ": ", fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return 1;
+}
+
+void warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	message(PROGRAM_NAME ": warning: ", fmt, ap);
+	va_end(ap);
 }
 
 static void *check_alloc(void *p)
@@ -120,4 +134,109 @@ int write_once(int fd, const char *buf, size_t len)
 	if (r < 0)
 		return errno;
 	return (size_t)r == len ? 0 : EIO;
+}
+
+size_t utf8_len(const unsigned char *s)
+{
+	size_t n;
+	unsigned int cp;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xc2 && s[0] <= 0xdf)
+		n = 2;
+	else if (s[0] >= 0xe0 && s[0] <= 0xef)
+		n = 3;
+	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	cp = s[0] & (0x7fu >> n);
+	for (size_t i = 1; i < n; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) ||
+	    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+#define ESC_RING 8
+
+static char *esc_ring[ESC_RING];
+
+static void esc_free(void)
+{
+	for (size_t i = 0; i < ESC_RING; i++) {
+		free(esc_ring[i]);
+		esc_ring[i] = NULL;
+	}
+}
+
+/* Append the escaped form of one byte c to out (room for 4 bytes). */
+static size_t esc_byte(char *out, unsigned char c)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	switch (c) {
+	case '\n':
+		memcpy(out, "\\n", 2);
+		return 2;
+	case '\t':
+		memcpy(out, "\\t", 2);
+		return 2;
+	case '\r':
+		memcpy(out, "\\r", 2);
+		return 2;
+	case '\\':
+		memcpy(out, "\\\\", 2);
+		return 2;
+	default:
+		out[0] = '\\';
+		out[1] = 'x';
+		out[2] = hex[c >> 4];
+		out[3] = hex[c & 15];
+		return 4;
+	}
+}
+
+/* Whether the n-byte sequence at s is kept as it is. */
+static bool esc_keep(const unsigned char *s, size_t n)
+{
+	if (n == 1)
+		return s[0] >= 0x20 && s[0] < 0x7f && s[0] != '\\';
+	/* U+0080..U+009F, the C1 controls, are c2 80..c2 9f. */
+	return n > 1 && !(s[0] == 0xc2 && s[1] < 0xa0);
+}
+
+const char *esc(const char *str)
+{
+	static unsigned int next;
+	const unsigned char *s = (const unsigned char *)str;
+	char *out, *o;
+
+	if (next == 0 && !esc_ring[0] && atexit(esc_free) != 0)
+		abort();
+	free(esc_ring[next]);
+	out = xmalloc(4 * strlen(str) + 1);
+	esc_ring[next] = out;
+	next = (next + 1) % ESC_RING;
+	for (o = out; *s;) {
+		size_t n = utf8_len(s);
+
+		if (esc_keep(s, n)) {
+			memcpy(o, s, n);
+			o += n;
+			s += n;
+			continue;
+		}
+		/* every byte of a C1 sequence, or the one bad byte */
+		for (size_t i = 0; i < (n ? n : 1); i++)
+			o += esc_byte(o, s[i]);
+		s += n ? n : 1;
+	}
+	*o = '\0';
+	return out;
 }

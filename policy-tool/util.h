@@ -5,11 +5,33 @@
 
 #include <stddef.h>
 
+#include "config.h"	/* PROGRAM_VERSION and the directories, from make */
+
 #define PROGRAM_NAME "denywritectl"
-#define PROGRAM_VERSION "0.1"
+
+/* Exit codes. */
+#define EXIT_FAIL 1
+#define EXIT_USAGE 2
+#define EXIT_INACTIVE 3	/* denywrite is not active (as systemctl is-active) */
 
 /* Print "denywritectl: <message>\n" to stderr and return 1 (the exit code). */
 int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* "denywritectl: warning: <message>\n" on stderr. */
+void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * s made safe for a terminal and unambiguous, as ls -b and ps do: control
+ * characters (C0, DEL and C1), bytes that are not valid UTF-8 and the
+ * backslash are written as \n, \t, \r, \\ or \xHH; printable ASCII and
+ * valid UTF-8 are kept.  Two different strings never give the same text.
+ * The result stays valid until the 8th call after this one (a ring of
+ * buffers, freed at exit), so a few may be used in one printf.
+ */
+const char *esc(const char *s);
+
+/* Length of the valid UTF-8 sequence at s (1 for ASCII), 0 if invalid. */
+size_t utf8_len(const unsigned char *s);
 
 /* Allocation that reports "out of memory" and exits 1 on failure. */
 void *xmalloc(size_t size);

@@ -1,93 +1,184 @@
 // SPDX-License-Identifier: GPL-2.0
-/* denywritectl why PATH: why do writes to this file fail with ETXTBSY? */
+/*
+ * denywritectl why PATH: why do writes to this file, or its execution,
+ * fail with ETXTBSY, and who is responsible?  The kernel's query file says
+ * whether the file is protected and how many open files hold it or write
+ * it; /proc says which processes those are, as far as we may look.
+ */
 #include "commands.h"
 #include "json.h"
 #include "proc.h"
 #include "util.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #define REPLACE_HINT "To replace it, write a new file and rename(2) it over " \
 	"this one (as install(1) does); the running processes keep the old copy."
 
 struct why {
-	const char *path;
+	const char *path;	/* canonical */
+	bool active;		/* denywrite is; else the classic kernel */
 	char mode[32];
 	bool protected;
-	const char *holders;
-	const char *writers;
-	const char *exec_rule;	/* NULL if no rule covers it */
-	const char *lib_rule;
-	struct proc_users users;
-	char advice[1024];
+	long holders;		/* open files, from the kernel; -1 unknown */
+	long writers;
+	struct rule exec_rule;	/* path NULL if no rule covers it */
+	struct rule lib_rule;
+	struct proc_scan procs;
+	char advice[2048];
+	size_t alen;
 };
 
-static bool has_ignore_writers(const char *rule)
-{
-	size_t n = strcspn(rule, " \t");
+/* Append a sentence to the advice. */
+static void say(struct why *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 
-	return memmem(rule, n, ",ignore-writers", 15) != NULL;
+static void say(struct why *w, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (w->alen >= sizeof(w->advice))
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(w->advice + w->alen, sizeof(w->advice) - w->alen, fmt,
+		      ap);
+	va_end(ap);
+	if (n > 0)
+		w->alen += (size_t)n;
+}
+
+/* How many listed processes hold the file this way. */
+static size_t count_how(const struct why *w, enum proc_how how)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < w->procs.n; i++)
+		n += proc_holds(&w->procs.p[i], how);
+	return n;
+}
+
+static bool ignores_writers(const struct why *w)
+{
+	return (w->exec_rule.path && w->exec_rule.ignore_writers) ||
+	       (w->lib_rule.path && w->lib_rule.ignore_writers);
 }
 
 /* Whether a listed process uses the file in a way a rule covers. */
 static bool runs_covered(const struct why *w)
 {
-	for (size_t i = 0; i < w->users.n; i++) {
-		enum proc_use use = w->users.p[i].use;
+	return (count_how(w, HOW_EXECUTING) &&
+		(w->exec_rule.path || w->lib_rule.path)) ||
+	       (count_how(w, HOW_MAPPED_EXEC) && w->lib_rule.path);
+}
 
-		if ((use == USE_EXE && (w->exec_rule || w->lib_rule)) ||
-		    (use == USE_MAPPED_EXEC && w->lib_rule))
-			return true;
-	}
-	return false;
+/* Who holds it open for writing, and what we could not see. */
+static void say_writers(struct why *w, const char *refused)
+{
+	say(w, " It is open for writing now, so %s is refused (ETXTBSY) "
+	    "until the writers close it", refused);
+	if (count_how(w, HOW_OPEN_WRITE))
+		say(w, ": the processes open for writing above.");
+	else if (w->procs.unreadable)
+		say(w, ". No process you may inspect has it open for writing; "
+		    "%u could not be inspected%s.", w->procs.unreadable,
+		    geteuid() ? " (run as root to see them)" : "");
+	else
+		say(w, ". No process has it open for writing: the kernel "
+		    "holds it (a loop device, swap...), or a process of "
+		    "another PID namespace does.");
 }
 
 static void advise_unprotected(struct why *w)
 {
 	bool enforce = strcmp(w->mode, "enforce") == 0;
-	size_t n;
 
-	n = (size_t)snprintf(w->advice, sizeof(w->advice),
-		"Not protected now: writes are allowed. While a process %s%s%s, "
-		"writes %s.",
-		w->exec_rule ? "executes it" : "",
-		w->exec_rule && w->lib_rule ? " or " : "",
-		w->lib_rule ? "maps it executable" : "",
-		enforce ? "will be refused (ETXTBSY)" : "will be logged (audit mode)");
-	if (runs_covered(w) && n < sizeof(w->advice))
-		n += (size_t)snprintf(w->advice + n, sizeof(w->advice) - n,
-			" The processes above hold no protection: they probably "
-			"started before a rule covered it or while denywrite was "
-			"off.");
-	if (enforce && strcmp(w->writers, "0") != 0 && n < sizeof(w->advice) &&
-	    !(w->exec_rule && has_ignore_writers(w->exec_rule)) &&
-	    !(w->lib_rule && has_ignore_writers(w->lib_rule)))
-		snprintf(w->advice + n, sizeof(w->advice) - n,
-			 " It is open for writing now, so executing or mapping "
-			 "it is refused (ETXTBSY) until the writers close it.");
+	say(w, "Not protected now: writes are allowed. While a process %s%s%s, "
+	    "writes %s.",
+	    w->exec_rule.path ? "executes it" : "",
+	    w->exec_rule.path && w->lib_rule.path ? " or " : "",
+	    w->lib_rule.path ? "maps it executable" : "",
+	    enforce ? "will be refused (ETXTBSY)" : "will be logged (audit mode)");
+	if (runs_covered(w))
+		say(w, " The processes above hold no protection: they probably "
+		    "started before a rule covered it or while denywrite was "
+		    "off.");
+	if (enforce && w->writers > 0 && !ignores_writers(w))
+		say_writers(w, "executing or mapping it");
 }
 
-static void advise(struct why *w)
+static void advise_active(struct why *w)
 {
 	if (strcmp(w->mode, "off") == 0)
-		snprintf(w->advice, sizeof(w->advice), "denywrite is off: "
-			 "writes to this file are not refused by denywrite.");
+		say(w, "denywrite is off: writes to this file are not refused "
+		    "by denywrite.");
 	else if (w->protected && strcmp(w->mode, "enforce") == 0)
-		snprintf(w->advice, sizeof(w->advice), "Writes and truncation "
-			 "are refused (ETXTBSY) while a process executes or "
-			 "maps it. " REPLACE_HINT);
+		say(w, "Writes and truncation are refused (ETXTBSY) while a "
+		    "process executes or maps it. " REPLACE_HINT);
 	else if (w->protected)
-		snprintf(w->advice, sizeof(w->advice), "In audit mode writes "
-			 "are allowed but logged. " REPLACE_HINT);
-	else if (w->exec_rule || w->lib_rule)
+		say(w, "In audit mode writes are allowed but logged. "
+		    REPLACE_HINT);
+	else if (w->exec_rule.path || w->lib_rule.path)
 		advise_unprotected(w);
 	else
-		snprintf(w->advice, sizeof(w->advice),
-			 "Writes to this file are not refused by denywrite.");
+		say(w, "Writes to this file are not refused by denywrite.");
+}
+
+/* A kernel without denywrite: its own ETXTBSY for running executables. */
+static void advise_classic(struct why *w)
+{
+	say(w, "denywrite is not active: this kernel's built-in rule applies. "
+	    "It refuses writes (ETXTBSY) to a file while a process executes "
+	    "it, and executing a file while it is open for writing; it does "
+	    "not protect shared libraries.");
+	if (count_how(w, HOW_EXECUTING))
+		say(w, " The processes executing it are listed above. "
+		    REPLACE_HINT);
+	else
+		say(w, " No process you may inspect executes it now.");
+	if (count_how(w, HOW_OPEN_WRITE))
+		say(w, " It is open for writing, so executing it is refused "
+		    "until the processes open for writing above close it.");
+}
+
+static void json_holder(struct json *j, const struct proc_holder *h)
+{
+	json_begin(j, NULL, '{');
+	json_uint(j, "pid", (unsigned long long)h->pid);
+	if (h->uid >= 0)
+		json_uint(j, "uid", (unsigned long long)h->uid);
+	else
+		json_string(j, "uid", NULL);
+	json_string(j, "user", h->user);
+	json_begin(j, "argv", '[');
+	for (size_t i = 0; h->argv[i]; i++)
+		json_string(j, NULL, h->argv[i]);
+	json_end(j, ']');
+	json_string(j, "comm", h->comm);
+	json_begin(j, "holds", '[');
+	for (size_t i = 0; i < h->nhold; i++) {
+		json_begin(j, NULL, '{');
+		json_string(j, "how", proc_how_json(h->hold[i].how));
+		if (h->hold[i].fd >= 0)
+			json_uint(j, "fd", (unsigned long long)h->hold[i].fd);
+		json_end(j, '}');
+	}
+	json_end(j, ']');
+	json_end(j, '}');
+}
+
+static void json_count(struct json *j, const char *key, long n)
+{
+	if (n >= 0)
+		json_uint(j, key, (unsigned long long)n);
+	else
+		json_string(j, key, NULL);
 }
 
 static void why_json(const struct why *w)
@@ -97,49 +188,107 @@ static void why_json(const struct why *w)
 	json_init(&j, stdout);
 	json_begin(&j, NULL, '{');
 	json_string(&j, "path", w->path);
-	json_string(&j, "mode", w->mode);
+	json_bool(&j, "active", w->active);
+	json_string(&j, "mode", w->active ? w->mode : NULL);
 	json_bool(&j, "protected", w->protected);
-	json_number_text(&j, "holders", w->holders);
-	json_number_text(&j, "writers", w->writers);
-	json_string(&j, "exec_rule", w->exec_rule);
-	json_string(&j, "lib_rule", w->lib_rule);
+	json_count(&j, "holders", w->holders);
+	json_count(&j, "writers", w->writers);
+	json_rule(&j, "exec_rule", w->exec_rule.path ? &w->exec_rule : NULL);
+	json_rule(&j, "lib_rule", w->lib_rule.path ? &w->lib_rule : NULL);
 	json_begin(&j, "processes", '[');
-	for (size_t i = 0; i < w->users.n; i++) {
-		json_begin(&j, NULL, '{');
-		json_uint(&j, "pid", (unsigned long long)w->users.p[i].pid);
-		json_string(&j, "how", proc_use_name(w->users.p[i].use));
-		json_string(&j, "cmdline", w->users.p[i].cmdline);
-		json_end(&j, '}');
-	}
+	for (size_t i = 0; i < w->procs.n; i++)
+		json_holder(&j, &w->procs.p[i]);
 	json_end(&j, ']');
+	json_uint(&j, "uninspected_processes", w->procs.unreadable);
 	json_string(&j, "advice", w->advice);
 	json_end(&j, '}');
 }
 
-static void why_print(const struct why *w)
+/* "executing, open for writing (fd 3, 5)" */
+static void print_holds(const struct proc_holder *h)
 {
-	printf("path:                 %s\n", w->path);
-	printf("mode:                 %s\n", w->mode);
-	printf("protected:            %s (%s holder%s)\n",
-	       w->protected ? "yes" : "no", w->holders,
-	       strcmp(w->holders, "1") ? "s" : "");
-	printf("writers:              %s\n", w->writers);
-	printf("if executed:          %s\n",
-	       w->exec_rule ? w->exec_rule : "no rule");
-	printf("if mapped executable: %s\n",
-	       w->lib_rule ? w->lib_rule : "no rule");
-	if (w->users.n == 0)
-		printf("processes:            none that you can see\n");
+	for (size_t i = 0; i < h->nhold; i++) {
+		enum proc_how how = h->hold[i].how;
+		bool first_of_kind = i == 0 || h->hold[i - 1].how != how;
+		bool last_of_kind = i + 1 == h->nhold ||
+				    h->hold[i + 1].how != how;
+
+		if (first_of_kind)
+			printf("%s%s", i ? ", " : "", proc_how_text(how));
+		if (h->hold[i].fd >= 0)
+			printf("%s%d%s", first_of_kind ? " (fd " : ", ",
+			       h->hold[i].fd, last_of_kind ? ")" : "");
+	}
+}
+
+static void print_processes(const struct why *w)
+{
+	if (w->procs.n == 0)
+		printf("processes:            none found\n");
 	else
 		printf("processes:\n");
-	for (size_t i = 0; i < w->users.n; i++)
-		printf("  pid %d, %s: %s\n", w->users.p[i].pid,
-		       proc_use_name(w->users.p[i].use),
-		       w->users.p[i].cmdline);
+	for (size_t i = 0; i < w->procs.n; i++) {
+		const struct proc_holder *h = &w->procs.p[i];
+		char *cmd = proc_cmdline_text(h);
+
+		printf("  pid %d, user %s, ", h->pid, esc(h->user));
+		print_holds(h);
+		printf(": %s\n", esc(cmd));
+		free(cmd);
+	}
+	if (w->procs.unreadable)
+		printf("not inspected:        %u process%s you may not inspect%s\n",
+		       w->procs.unreadable, w->procs.unreadable == 1 ? "" : "es",
+		       geteuid() ? " (run as root to see them)" : "");
+}
+
+static void print_rule(const char *label, const struct rule *r)
+{
+	char *s = r->path ? rule_format(r) : NULL;
+
+	printf("%s%s\n", label, s ? esc(s) : "no rule");
+	free(s);
+}
+
+static void why_print(const struct why *w)
+{
+	printf("path:                 %s\n", esc(w->path));
+	if (!w->active) {
+		printf("denywrite:            not active (the kernel's built-in "
+		       "ETXTBSY applies)\n");
+	} else {
+		printf("mode:                 %s\n", esc(w->mode));
+		printf("protected:            %s (%ld holder%s)\n",
+		       w->protected ? "yes" : "no", w->holders,
+		       w->holders == 1 ? "" : "s");
+		printf("writers:              %ld\n", w->writers);
+		print_rule("if executed:          ", &w->exec_rule);
+		print_rule("if mapped executable: ", &w->lib_rule);
+	}
+	print_processes(w);
 	printf("advice: %s\n", w->advice);
 }
 
-/* Fill w from the query answer; 1 (reported) if a line is missing. */
+static long count_value(const char *v)
+{
+	char *end;
+	long n = strtol(v, &end, 10);
+
+	return end == v || *end || n < 0 ? -1 : n;
+}
+
+/* "-" or a rule into r (path NULL for "-"); -1 if malformed. */
+static int answer_rule(const char *v, struct rule *r)
+{
+	char err[256];
+
+	memset(r, 0, sizeof(*r));
+	if (strcmp(v, "-") == 0)
+		return 0;
+	return rule_parse_line(v, strlen(v), r, err, sizeof(err)) == 1 ? 0 : -1;
+}
+
+/* Fill w from the query answer; 1 (reported) if a line is bad. */
 static int parse_answer(const struct dw *dw, const struct kvlist *l,
 			struct why *w)
 {
@@ -152,18 +301,19 @@ static int parse_answer(const struct dw *dw, const struct kvlist *l,
 		v[i] = kv_get(l, keys[i]);
 		if (!v[i])
 			return fail("%s/query: no '%s' line in the answer",
-				    dw->dir, keys[i]);
+				    esc(dw->dir), keys[i]);
 	}
 	w->protected = strcmp(v[0], "0") != 0;
-	w->holders = v[1];
-	w->writers = v[2];
-	w->exec_rule = strcmp(v[3], "-") ? v[3] : NULL;
-	w->lib_rule = strcmp(v[4], "-") ? v[4] : NULL;
+	w->holders = count_value(v[1]);
+	w->writers = count_value(v[2]);
+	if (w->holders < 0 || w->writers < 0 ||
+	    answer_rule(v[3], &w->exec_rule) || answer_rule(v[4], &w->lib_rule))
+		return fail("%s/query: unexpected answer", esc(dw->dir));
 	return 0;
 }
 
-static int explain(const struct dw *dw, const struct cli *c, struct why *w,
-		   const struct stat *st)
+/* Ask the kernel about w->path; 0 or 1 (reported). */
+static int ask_kernel(const struct dw *dw, const struct cli *c, struct why *w)
 {
 	struct kvlist answer;
 	char *buf;
@@ -174,44 +324,58 @@ static int explain(const struct dw *dw, const struct cli *c, struct why *w,
 		return 1;
 	err = dw_query(dw, w->path, &buf, &len);
 	if (err)
-		return fail("why: %s: %s", c->args[0], strerror(err));
+		return fail("why: %s: %s", esc(c->args[0]), strerror(err));
 	kv_parse(buf, len, &answer);
 	free(buf);
-	if (parse_answer(dw, &answer, w)) {
-		kv_free(&answer);
+	err = parse_answer(dw, &answer, w);
+	kv_free(&answer);
+	return err;
+}
+
+static int explain(struct dw *dw, const struct cli *c, struct why *w,
+		   const struct stat *st)
+{
+	int err = dw_open(dw);
+
+	if (err && err != EXIT_INACTIVE)
+		return err;
+	w->active = dw->active;
+	w->holders = w->writers = -1;
+	if (w->active && ask_kernel(dw, c, w))
 		return 1;
-	}
-	err = proc_find_users("/proc", st->st_dev, st->st_ino, &w->users);
-	if (err) {
-		kv_free(&answer);
+	err = proc_scan("/proc", st->st_dev, st->st_ino, &w->procs);
+	if (err)
 		return fail("why: /proc: %s", strerror(err));
+	if (w->active) {
+		advise_active(w);
+	} else {
+		w->protected = count_how(w, HOW_EXECUTING) > 0;
+		advise_classic(w);
 	}
-	advise(w);
 	if (c->json)
 		why_json(w);
 	else
 		why_print(w);
-	proc_users_free(&w->users);
-	kv_free(&answer);
 	return 0;
 }
 
-int cmd_why(const struct dw *dw, const struct cli *c)
+int cmd_why(struct dw *dw, const struct cli *c)
 {
 	struct why w = { 0 };
 	char *path = realpath(c->args[0], NULL);
 	struct stat st;
 	int rc;
 
-	if (!path)
-		return fail("why: %s: %s", c->args[0], strerror(errno));
-	if (stat(path, &st) != 0) {
-		rc = fail("why: %s: %s", c->args[0], strerror(errno));
+	if (!path || stat(path, &st) != 0) {
+		rc = fail("why: %s: %s", esc(c->args[0]), strerror(errno));
 		free(path);
 		return rc;
 	}
 	w.path = path;
 	rc = explain(dw, c, &w, &st);
+	proc_scan_free(&w.procs);
+	free(w.exec_rule.path);
+	free(w.lib_rule.path);
 	free(path);
 	return rc;
 }

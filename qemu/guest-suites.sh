@@ -213,6 +213,10 @@ suite_lsm() {
 	kmemleak_check
 }
 
+suite_cli() {	# only tests/guest/cli.sh, for work on the CLI
+	sh /tests/cli.sh
+}
+
 suite_params() {
 	d=/sys/kernel/security/denywrite
 	check param_mode_audit_is_applied file_is $d/mode audit
@@ -247,7 +251,7 @@ suite_demo() {
 
 run_suite() {
 	case $1 in
-	lsm | params | removed | stock | demo) "suite_$1" ;;
+	lsm | params | removed | stock | demo | cli) "suite_$1" ;;
 	*) echo "FAIL guest_suite_known: unknown suite '$1'" ;;
 	esac
 	echo DWTEST-DONE

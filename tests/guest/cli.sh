@@ -6,10 +6,12 @@
 # Runs inside the QEMU guest as root (busybox sh), booted with
 # lsm=...,denywrite.  Needs /usr/sbin/denywritectl and, in /tests/bin,
 # runas, sleeper and dynsleep (linked against /usr/lib/libdwtest.so).
-# Prints one line a test, "PASS <name>" or "FAIL <name>: <reason>", and
-# nothing else on stdout; exits 1 if a test failed.  Every test starts from
-# the policy and mode found at the start, and they are restored at the end.
-# DENYWRITECTL and TESTBIN override where the tool and helpers are.
+# Prints "PLAN cli N" first (N from the TESTS list below, plus the final
+# cli_restores_the_policy), then one line a test, "PASS <name>" or
+# "FAIL <name>: <reason>", and nothing else on stdout; exits 1 if a test
+# failed.  Every test starts from the policy and mode found at the start,
+# and they are restored at the end.  DENYWRITECTL and TESTBIN override
+# where the tool and helpers are.
 #
 # shellcheck disable=SC2317 # the test_* functions are called through t()
 
@@ -21,8 +23,6 @@ CAP_MSG="changing the policy needs CAP_MAC_ADMIN"
 HINT="Try 'denywritectl --help'."
 unset DENYWRITE_SECURITYFS
 
-T=$(mktemp -d /tmp/dwcli.XXXXXX) || { echo "FAIL cli_setup: mktemp -d"; exit 1; }
-T=$(cd "$T" && pwd -P) && chmod 755 "$T" || { echo "FAIL cli_setup: $T"; exit 1; }
 failed=0
 pids=
 
@@ -118,7 +118,7 @@ reset() {
 	done
 	pids=
 	umount "$T/e" 2>/dev/null
-	"$DWC" load "$T/orig.policy" >/dev/null 2>&1
+	"$DWC" load -q --allow-empty "$T/orig.policy" >/dev/null 2>&1
 	"$DWC" mode "$orig_mode" >/dev/null 2>&1
 }
 
@@ -138,7 +138,10 @@ t() {
 test_version_is_printed() {
 	run "$DWC" --version
 	expect 0 "" || return 1
-	[ "$out" = "denywritectl 0.1" ] || { why="got '$out'"; return 1; }
+	case $out in
+	"denywritectl "[0-9]*) ;;
+	*) why="got '$out'"; return 1 ;;
+	esac
 }
 
 test_status_reports_active_and_mode() {
@@ -331,7 +334,7 @@ test_failed_load_of_a_bad_line_keeps_the_policy() {
 test_failed_load_of_a_missing_path_keeps_the_policy() {
 	printf 'exec /\nlib %s/nonexistent\n' "$T" >"$T/gone"
 	load_must_fail "$T/gone" \
-		"denywritectl: load: $T/gone:2: $T/nonexistent: a path in the policy does not exist"
+		"denywritectl: load: $T/gone:2: $T/nonexistent: No such file or directory"
 }
 
 test_failed_load_of_one_object_twice_keeps_the_policy() {
@@ -363,14 +366,14 @@ test_why_explains_a_running_executable() {
 	expect 0 "" || return 1
 	has_line "path:                 $T/run" || return 1
 	contains "$out" "protected:            yes (" || return 1
-	contains "$out" "  pid $pid, exe: $T/run" || return 1
+	has_line "  pid $pid, user root, executing: $T/run" || return 1
 	contains "$out" "rename(2) it over this one (as install(1) does)" || return 1
 	run "$DWC" why --json "$T/run"
 	expect 0 "" || return 1
 	json_ok "$out" || return 1
 	contains "$out" "{\"path\":\"$T/run\"" || return 1
 	contains "$out" '"protected":true' || return 1
-	contains "$out" "{\"pid\":$pid,\"how\":\"exe\","
+	contains "$out" "{\"pid\":$pid,\"uid\":0,\"user\":\"root\",\"argv\":[\"$T/run\"],\"comm\":\"run\",\"holds\":[{\"how\":\"executing\"}]}"
 }
 
 test_why_explains_a_running_shared_library() {
@@ -383,7 +386,7 @@ test_why_explains_a_running_shared_library() {
 	expect 0 "" || return 1
 	contains "$out" "protected:            yes (" || return 1
 	contains "$out" "if mapped executable: lib " || return 1
-	contains "$out" "  pid $pid, mapped executable: " || return 1
+	contains "$out" "  pid $pid, user root, mapped executable: " || return 1
 	# The same bytes, so that nothing breaks if the write is let through.
 	if cp "$T/libcopy.so" "$lib" 2>"$T/.err"; then
 		why="cp over a mapped library worked"
@@ -398,13 +401,124 @@ test_why_explains_an_idle_file() {
 	expect 0 "" || return 1
 	has_line "protected:            no (0 holders)" || return 1
 	has_line "writers:              0" || return 1
-	has_line "processes:            none that you can see" || return 1
+	has_line "processes:            none found" || return 1
 	contains "$out" "advice: "
 }
 
 test_why_of_a_missing_file_fails() {
 	run "$DWC" why "$T/missing"
 	expect 1 "denywritectl: why: $T/missing: No such file or directory"
+}
+
+# --- why names writers and executors, as root and as nobody ------------------
+
+# start_writer FILE [UID]: a process (as UID) holding FILE open for writing
+# on fd 3, running "sleep 600"; its pid in $pid.
+start_writer() {
+	as=${2:+$BIN/runas $2}
+	# shellcheck disable=SC2016,SC2086 # $1 is sh's; $as is split on purpose
+	$as sh -c 'exec 3>>"$1" && exec sleep 600' sh "$1" </dev/null >/dev/null 2>&1 &
+	pid=$!
+	pids="$pids $pid"
+	n=0
+	while [ "$n" -lt 100 ]; do
+		[ "$(readlink "/proc/$pid/fd/3" 2>/dev/null)" = "$1" ] &&
+			[ "$(tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null)" = "sleep 600 " ] &&
+			return 0
+		nap
+		n=$((n + 1))
+	done
+	why="writer of $1 did not start"
+	return 1
+}
+
+test_why_as_root_names_the_writer_that_makes_exec_fail() {
+	cp "$BIN/sleeper" "$T/w" || return 1
+	start_writer "$T/w" || return 1
+	timeout 5 "$T/w" 2>"$T/.err"
+	contains "$(cat "$T/.err")" "Text file busy" || return 1
+	run "$DWC" why "$T/w"
+	printf 'cli: why of a file open for writing:\n%s\n' "$out" >&2
+	expect 0 "" || return 1
+	has_line "writers:              1" || return 1
+	contains "$out" "  pid $pid, user root, open for writing (fd 3): sleep 600" ||
+		return 1
+	contains "$out" "until the writers close it: the processes open for writing above."
+}
+
+test_why_as_nobody_names_its_own_writer() {
+	cp "$BIN/sleeper" "$T/nw" && chmod 666 "$T/nw" || return 1
+	start_writer "$T/nw" "$NOBODY" || return 1
+	run "$BIN/runas" "$NOBODY" "$DWC" why "$T/nw"
+	expect 0 "" || return 1
+	contains "$out" "  pid $pid, user nobody, open for writing (fd 3): sleep 600"
+}
+
+test_why_as_nobody_names_its_own_executor() {
+	cp "$BIN/sleeper" "$T/ne" && chmod 755 "$T/ne" || return 1
+	start "$T/ne" "$BIN/runas" "$NOBODY" "$T/ne" || return 1
+	run "$BIN/runas" "$NOBODY" "$DWC" why "$T/ne"
+	expect 0 "" || return 1
+	contains "$out" "protected:            yes (" || return 1
+	has_line "  pid $pid, user nobody, executing: $T/ne"
+}
+
+test_why_as_nobody_counts_what_it_may_not_inspect() {
+	start_copy hidden || return 1
+	cp "$BIN/sleeper" "$T/hw" || return 1
+	start_writer "$T/hw" || return 1
+	run "$BIN/runas" "$NOBODY" "$DWC" why "$T/hidden"
+	expect 0 "" || return 1
+	contains "$out" "protected:            yes (" || return 1
+	has_line "processes:            none found" || return 1
+	grep -q '^not inspected: *[1-9][0-9]* process.* you may not inspect (run as root to see them)$' "$T/.out" ||
+		{ why="no 'not inspected' line: $out"; return 1; }
+	run "$BIN/runas" "$NOBODY" "$DWC" why "$T/hw"
+	expect 0 "" || return 1
+	contains "$out" "No process you may inspect has it open for writing;"
+}
+
+# --- policy files, empty loads, securityfs --------------------------------------
+
+test_load_of_empty_input_keeps_the_policy() {
+	: >"$T/empty"
+	load_must_fail "$T/empty" \
+		"denywritectl: load: no rules in 1 file: refusing to clear the policy (--allow-empty does)"
+}
+
+test_load_reads_rules_d_merged_by_name() {
+	r=$T/root
+	mkdir -p "$r/etc/denywrite/rules.d" "$r/run/denywrite/rules.d" \
+		"$r/usr/lib/denywrite/rules.d" "$T/d" "$T/e" || return 1
+	printf 'exec /\nlib %s/lost\n' "$T" >"$r/usr/lib/denywrite/rules.d/50-default.rules"
+	printf 'exec /\nlib %s/d\n' "$T" >"$r/etc/denywrite/rules.d/50-default.rules"
+	printf 'all %s/e\n' "$T" >"$r/run/denywrite/rules.d/60-run.rules"
+	run "$DWC" load --root "$r"
+	expect 0 "" || return 1
+	[ "$out" = "loaded 3 rules from 2 files" ] || { why="said: $out"; return 1; }
+	run sh -c "sort '$SFS/rules'"
+	want=$(printf 'all %s/e\nexec /\nlib %s/d\n' "$T" "$T" | sort)
+	[ "$out" = "$want" ] || { why="kernel rules: $out"; return 1; }
+}
+
+test_securityfs_is_mounted_only_when_needed_nosuid_nodev_noexec() {
+	umount /sys/kernel/security || { why="umount failed"; return 1; }
+	printf 'exec /\n' >"$T/p"
+	run "$DWC" load --dry-run "$T/p"
+	mounted=$(grep ' /sys/kernel/security securityfs ' /proc/mounts)
+	if [ -n "$mounted" ]; then
+		why="load --dry-run mounted securityfs"
+		mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
+		return 1
+	fi
+	expect 0 "" || return 1
+	run "$DWC" status
+	line=$(grep ' /sys/kernel/security securityfs ' /proc/mounts)
+	[ -n "$line" ] || { why="status did not mount securityfs"; return 1; }
+	expect 0 "" || return 1
+	for o in nosuid nodev noexec; do
+		contains ",$(echo "$line" | cut -d' ' -f4)," ",$o," || return 1
+	done
 }
 
 # --- privileges and usage ----------------------------------------------------------
@@ -445,41 +559,69 @@ $HINT"
 
 # --- main -------------------------------------------------------------------------
 
-orig_mode=$("$DWC" mode 2>/dev/null) &&
-	"$DWC" save >"$T/orig.policy" 2>/dev/null &&
-	"$DWC" list >"$T/orig.rules" 2>/dev/null || {
-	echo "FAIL cli_setup: cannot read the policy: $("$DWC" status 2>&1 | head -n 1)"
-	rm -rf "$T"
+TESTS="
+	version_is_printed
+	status_reports_active_and_mode
+	status_counts_a_running_file_as_protected
+	save_prints_header_then_list
+	json_outputs_are_single_objects
+	mode_is_shown_and_set
+	add_and_del_a_rule
+	add_stores_canonical_path_and_option
+	add_of_a_missing_path_fails
+	add_is_all_or_nothing
+	add_of_a_present_rule_fails
+	add_of_the_same_object_by_another_name_fails_in_kernel
+	del_of_an_absent_rule_fails
+	del_checks_every_path_before_deleting
+	clear_removes_every_rule
+	save_clear_load_round_trips
+	load_reads_stdin_and_strips_comments
+	failed_load_of_a_bad_line_keeps_the_policy
+	failed_load_of_a_missing_path_keeps_the_policy
+	failed_load_of_one_object_twice_keeps_the_policy
+	stats_count_a_denied_write
+	why_explains_a_running_executable
+	why_explains_a_running_shared_library
+	why_explains_an_idle_file
+	why_of_a_missing_file_fails
+	why_as_root_names_the_writer_that_makes_exec_fail
+	why_as_nobody_names_its_own_writer
+	why_as_nobody_names_its_own_executor
+	why_as_nobody_counts_what_it_may_not_inspect
+	load_of_empty_input_keeps_the_policy
+	load_reads_rules_d_merged_by_name
+	securityfs_is_mounted_only_when_needed_nosuid_nodev_noexec
+	unprivileged_user_can_read_but_not_change
+	usage_errors_exit_2
+"
+
+# shellcheck disable=SC2086 # word splitting of the list is wanted
+set -- $TESTS
+echo "PLAN cli $(($# + 1))"
+
+# setup_failed WHY: every planned check fails, with the reason.
+setup_failed() {
+	for name in $TESTS cli_restores_the_policy; do
+		echo "FAIL $name: setup: $1"
+	done
+	[ -n "${T:-}" ] && rm -rf "$T"
 	exit 1
 }
 
-t version_is_printed
-t status_reports_active_and_mode
-t status_counts_a_running_file_as_protected
-t save_prints_header_then_list
-t json_outputs_are_single_objects
-t mode_is_shown_and_set
-t add_and_del_a_rule
-t add_stores_canonical_path_and_option
-t add_of_a_missing_path_fails
-t add_is_all_or_nothing
-t add_of_a_present_rule_fails
-t add_of_the_same_object_by_another_name_fails_in_kernel
-t del_of_an_absent_rule_fails
-t del_checks_every_path_before_deleting
-t clear_removes_every_rule
-t save_clear_load_round_trips
-t load_reads_stdin_and_strips_comments
-t failed_load_of_a_bad_line_keeps_the_policy
-t failed_load_of_a_missing_path_keeps_the_policy
-t failed_load_of_one_object_twice_keeps_the_policy
-t stats_count_a_denied_write
-t why_explains_a_running_executable
-t why_explains_a_running_shared_library
-t why_explains_an_idle_file
-t why_of_a_missing_file_fails
-t unprivileged_user_can_read_but_not_change
-t usage_errors_exit_2
+T=$(mktemp -d /tmp/dwcli.XXXXXX) || setup_failed "mktemp -d"
+if ! T=$(cd "$T" && pwd -P) || ! chmod 755 "$T"; then
+	setup_failed "$T"
+fi
+if ! orig_mode=$("$DWC" mode 2>/dev/null) ||
+	! "$DWC" save >"$T/orig.policy" 2>/dev/null ||
+	! "$DWC" list >"$T/orig.rules" 2>/dev/null; then
+	setup_failed "cannot read the policy: $("$DWC" status 2>&1 | head -n 1)"
+fi
+
+for name in $TESTS; do
+	t "$name"
+done
 
 # The policy and mode must be back as they were.
 "$DWC" save >"$T/final.policy" 2>/dev/null
@@ -487,6 +629,8 @@ if [ "$("$DWC" mode 2>/dev/null)" != "$orig_mode" ] ||
 	! cmp -s "$T/orig.policy" "$T/final.policy"; then
 	echo "FAIL cli_restores_the_policy: mode $("$DWC" mode 2>&1), rules $(cat "$T/final.policy")"
 	failed=1
+else
+	echo "PASS cli_restores_the_policy"
 fi
 rm -rf "$T"
 exit $failed

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -60,30 +61,75 @@ static int remove_entry(const char *path, const struct stat *st, int flag,
 	return remove(path);
 }
 
-static void run_table(const struct test *t, unsigned int *passed,
-		      unsigned int *failed)
+void stat_line(const char *key, double value)
 {
+	printf("STAT host %s %.1f\n", key, value);
+}
+
+double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+double time_limit(double limit_ms)
+{
+	return getenv("DENYWRITECTL_TEST_VALGRIND") ? 30 * limit_ms : limit_ms;
+}
+
+static const struct test *const tables[] = {
+	cli_tests, policy_tests, json_tests, util_tests, proc_tests,
+	e2e_tests, load_tests, why_tests,
+};
+
+#define N_TABLES (sizeof(tables) / sizeof(tables[0]))
+
+static unsigned int count_tests(void)
+{
+	unsigned int n = 0;
+
+	for (size_t i = 0; i < N_TABLES; i++)
+		for (const struct test *t = tables[i]; t->name; t++)
+			n++;
+	return n;
+}
+
+/* One line for the test's reason: no newline may split it. */
+static void one_line(char *s)
+{
+	for (; *s; s++)
+		if (*s == '\n' || *s == '\r')
+			*s = ' ';
+}
+
+static void run_table(const struct test *t, unsigned int count[3])
+{
+	static const char *const verdict[] = { "PASS", "FAIL", "SKIP" };
+
 	for (; t->name; t++) {
-		char why[1024] = "";
+		char why[4096] = "";
+		int rc;
 
 		fflush(stdout);
-		if (t->fn(why, sizeof(why)) == 0) {
+		rc = t->fn(why, sizeof(why));
+		if (rc != TEST_PASS && rc != TEST_SKIP)
+			rc = TEST_FAIL;
+		one_line(why);
+		if (rc == TEST_PASS)
 			printf("PASS %s\n", t->name);
-			++*passed;
-		} else {
-			printf("FAIL %s: %s\n", t->name, why);
-			++*failed;
-		}
+		else
+			printf("%s %s: %s\n", verdict[rc], t->name,
+			       *why ? why : "no reason given");
+		count[rc]++;
 	}
 }
 
 int main(int argc, char **argv)
 {
-	static const struct test *const tables[] = {
-		cli_tests, policy_tests, json_tests, proc_tests, e2e_tests,
-	};
 	char tmpl[] = "/tmp/denywritectl-test.XXXXXX";
-	unsigned int passed = 0, failed = 0;
+	unsigned int count[3] = { 0 };
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: %s PATH-TO-DENYWRITECTL\n", argv[0]);
@@ -95,10 +141,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s: %s\n", argv[1], strerror(errno));
 		return 2;
 	}
-	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]); i++)
-		run_table(tables[i], &passed, &failed);
-	printf("%u passed, %u failed\n", passed, failed);
+	printf("PLAN host %u\n", count_tests());
+	for (size_t i = 0; i < N_TABLES; i++)
+		run_table(tables[i], count);
+	printf("%u passed, %u failed, %u skipped\n", count[TEST_PASS],
+	       count[TEST_FAIL], count[TEST_SKIP]);
 	nftw(test_tmpdir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 	free((char *)test_tool);
-	return failed ? 1 : 0;
+	return count[TEST_FAIL] ? 1 : 0;
 }

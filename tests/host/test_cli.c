@@ -193,18 +193,91 @@ TEST(double_dash_ends_options)
 	return 0;
 }
 
-TEST(load_takes_exactly_one_file)
+TEST(load_takes_files_or_none_and_its_options)
 {
 	struct parsed p;
 
 	parse(&p, "load", (char *)NULL);
-	CHECK_USAGE(p, "load: missing file");
-	parse(&p, "load", "a", "b", (char *)NULL);
-	CHECK_USAGE(p, "load: unexpected argument 'b'");
-	parse(&p, "load", "-", (char *)NULL);
 	CHECK_OK(p);
-	CHECK(p.cli.nargs == 1 && strcmp(p.cli.args[0], "-") == 0,
-	      "stdin operand");
+	CHECK(p.cli.cmd == CMD_LOAD && p.cli.nargs == 0, "load alone");
+	parse(&p, "load", "a", "-", "b", (char *)NULL);
+	CHECK_OK(p);
+	CHECK(p.cli.nargs == 3 && strcmp(p.cli.args[1], "-") == 0, "operands");
+	CHECK(!p.cli.dry_run && !p.cli.quiet && !p.cli.allow_empty &&
+	      !p.cli.root, "options set");
+	parse(&p, "load", "-q", "--dry-run", "--allow-empty", "--root", "/r",
+	      (char *)NULL);
+	CHECK_OK(p);
+	CHECK(p.cli.quiet && p.cli.dry_run && p.cli.allow_empty &&
+	      p.cli.root && strcmp(p.cli.root, "/r") == 0, "options");
+	parse(&p, "load", "--check", "--root=/x", "-n", (char *)NULL);
+	CHECK_OK(p);
+	CHECK(p.cli.dry_run && strcmp(p.cli.root, "/x") == 0, "--check");
+	return 0;
+}
+
+TEST(load_options_belong_to_load)
+{
+	static const char *const opts[] = {
+		"--dry-run", "--check", "--allow-empty", "--root=/", "-q",
+	};
+	struct parsed p;
+	char want[64];
+
+	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+		parse(&p, "add", opts[i], "/", (char *)NULL);
+		if (opts[i][1] == '-')
+			snprintf(want, sizeof(want),
+				 "add: unrecognized option '%s'", opts[i]);
+		else
+			snprintf(want, sizeof(want),
+				 "add: invalid option -- '%c'", opts[i][1]);
+		CHECK_USAGE(p, want);
+	}
+	return 0;
+}
+
+TEST(long_option_errors_name_the_option)
+{
+	static const struct {
+		const char *args[3];
+		const char *msg;
+	} cases[] = {
+		{ { "--json=1", "status" },
+		  "option '--json' doesn't allow an argument" },
+		{ { "status", "--json=1" },
+		  "status: option '--json' doesn't allow an argument" },
+		{ { "add", "--ignore-writers=1", "/" },
+		  "add: option '--ignore-writers' doesn't allow an argument" },
+		{ { "list", "--js=1" },
+		  "list: option '--json' doesn't allow an argument" },
+		{ { "load", "--root" },
+		  "load: option '--root' requires an argument" },
+		{ { "add", "--a", "/" }, "add: option '--a' is ambiguous" },
+		{ { "--vers=2" }, "option '--version' doesn't allow an argument" },
+	};
+	struct parsed p;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		parse(&p, cases[i].args[0], cases[i].args[1], cases[i].args[2],
+		      (char *)NULL);
+		CHECK_USAGE(p, cases[i].msg);
+	}
+	return 0;
+}
+
+TEST(usage_errors_escape_what_the_user_typed)
+{
+	struct parsed p;
+
+	parse(&p, "\x1b[2Jstatus", (char *)NULL);
+	CHECK_USAGE(p, "unknown command '\\x1b[2Jstatus'");
+	parse(&p, "list", "--fr\nob", (char *)NULL);
+	CHECK_USAGE(p, "list: unrecognized option '--fr\\nob'");
+	parse(&p, "-\x01", (char *)NULL);
+	CHECK_USAGE(p, "invalid option -- '\\x01'");
+	parse(&p, "mode", "\x9b", (char *)NULL);
+	CHECK_USAGE(p, "mode: unknown mode '\\x9b' (off, audit or enforce)");
 	return 0;
 }
 
@@ -266,7 +339,10 @@ const struct test cli_tests[] = {
 	T(add_rejects_conflicting_scopes),
 	T(add_and_del_require_a_path),
 	T(double_dash_ends_options),
-	T(load_takes_exactly_one_file),
+	T(load_takes_files_or_none_and_its_options),
+	T(load_options_belong_to_load),
+	T(long_option_errors_name_the_option),
+	T(usage_errors_escape_what_the_user_typed),
 	T(why_takes_exactly_one_path),
 	T(status_list_stats_clear_save_take_no_operands),
 	T(mode_accepts_only_off_audit_enforce),

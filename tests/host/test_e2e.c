@@ -1,294 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0
-/*
- * End-to-end runs of the denywritectl binary against a fake securityfs
- * tree (plain files) named by DENYWRITE_SECURITYFS.  Reads see what the
- * test wrote; for writes the test checks what the tool wrote.
- */
-#include "test.h"
+/* End-to-end runs of the commands other than load and why. */
+#include "e2e.h"
 
-#include <fcntl.h>
-#include <grp.h>
-#include <limits.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stdlib.h>
-#include <string.h>
+#include <stdio.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "util.h"
-
-#define FAKE_STATS "rules 2\nprotected 5\ndenied_write 3\ndenied_truncate 1\n" \
-	"denied_exec 0\ndenied_mmap 4\naudited 7\n"
-#define CAP_MSG "changing the policy needs CAP_MAC_ADMIN"
-#define HINT "Try 'denywritectl --help'.\n"
-
-struct fake {
-	char root[PATH_MAX];
-	char dir[PATH_MAX + 16];
-};
-
-struct opts {
-	const struct fake *sfs;	/* NULL: leave DENYWRITE_SECURITYFS unset */
-	const char *input;	/* stdin; NULL: /dev/null */
-	const char *stdout_path;	/* NULL: captured */
-	int uid;		/* run as this uid/gid; -1: as we are */
-};
-
-struct run {
-	int status;		/* exit code, or 128 + signal */
-	char *out;
-	char *err;
-};
-
-static void fake_file(const struct fake *f, const char *name, const char *s)
-{
-	char path[PATH_MAX + 32];
-
-	snprintf(path, sizeof(path), "%s/%s", f->dir, name);
-	write_file(path, s);
-}
-
-/* The contents of a file of the fake tree, malloc'd ("" if missing). */
-static char *fake_read(const struct fake *f, const char *name)
-{
-	char path[PATH_MAX + 32], *s;
-
-	snprintf(path, sizeof(path), "%s/%s", f->dir, name);
-	s = read_file(path);
-	return s ? s : xstrdup("");
-}
-
-/* A fake securityfs with lsm listing `lsm` (NULL: no lsm file). */
-static void fake_init(struct fake *f, const char *lsm, const char *rules)
-{
-	make_tmpdir(f->root, sizeof(f->root), "securityfs");
-	if (lsm) {
-		char path[PATH_MAX + 8];
-
-		snprintf(path, sizeof(path), "%s/lsm", f->root);
-		write_file(path, lsm);
-	}
-	snprintf(f->dir, sizeof(f->dir), "%s/denywrite", f->root);
-	if (mkdir(f->dir, 0755) != 0)
-		abort();
-	fake_file(f, "mode", "enforce\n");
-	fake_file(f, "rules", rules);
-	fake_file(f, "stats", FAKE_STATS);
-	fake_file(f, "query", "");
-	fake_file(f, "add", "");
-	fake_file(f, "del", "");
-}
-
-static void fake_default(struct fake *f)
-{
-	fake_init(f, "capability,landlock,denywrite", "exec /\n"
-		  "lib,ignore-writers /usr/lib\n");
-}
-
-static FILE *capture_file(const char *content)
-{
-	FILE *f = tmpfile();
-
-	if (!f || (content && fputs(content, f) == EOF) || fflush(f) != 0 ||
-	    lseek(fileno(f), 0, SEEK_SET) != 0)
-		abort();
-	return f;
-}
-
-static void drop_to(int uid)
-{
-	if (uid < 0)
-		return;
-	if (setgroups(0, NULL) != 0 || setgid((gid_t)uid) != 0 ||
-	    setuid((uid_t)uid) != 0)
-		_exit(126);
-}
-
-static void child(const struct opts *o, FILE *in, FILE *out, FILE *err,
-		  char **argv)
-{
-	int outfd = fileno(out);
-
-	if (o->sfs)
-		setenv("DENYWRITE_SECURITYFS", o->sfs->root, 1);
-	else
-		unsetenv("DENYWRITE_SECURITYFS");
-	setenv("LC_ALL", "C", 1);
-	if (o->stdout_path)
-		outfd = open(o->stdout_path, O_WRONLY);
-	if (outfd < 0 || dup2(fileno(in), 0) < 0 || dup2(outfd, 1) < 0 ||
-	    dup2(fileno(err), 2) < 0)
-		_exit(125);
-	drop_to(o->uid);
-	execv(test_tool, argv);
-	_exit(127);
-}
-
-static char *slurp(FILE *f)
-{
-	char *buf;
-	size_t len;
-
-	if (lseek(fileno(f), 0, SEEK_SET) != 0 ||
-	    read_all(fileno(f), 1u << 20, &buf, &len) != 0)
-		abort();
-	fclose(f);
-	return buf;
-}
-
-/* Run "denywritectl [FIRST] ARGS..."; ARGS are NULL-terminated. */
-static void run_tool_cmd(struct run *r, const struct opts *o,
-			 const char *first, va_list ap)
-{
-	char *argv[16] = { "denywritectl", (char *)first };
-	FILE *in = capture_file(o->input), *out = capture_file(NULL);
-	FILE *err = capture_file(NULL);
-	int argc = first ? 2 : 1, status;
-	pid_t pid;
-
-	while (first && argc < 15 && (argv[argc] = va_arg(ap, char *)) != NULL)
-		argc++;
-	argv[argc] = NULL;
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		abort();
-	if (pid == 0)
-		child(o, in, out, err, argv);
-	if (waitpid(pid, &status, 0) != pid)
-		abort();
-	r->status = WIFEXITED(status) ? WEXITSTATUS(status) :
-					128 + WTERMSIG(status);
-	fclose(in);
-	r->out = slurp(out);
-	r->err = slurp(err);
-}
-
-static void run_tool_v(struct run *r, const struct opts *o, va_list ap)
-{
-	run_tool_cmd(r, o, va_arg(ap, const char *), ap);
-}
-
-/* Run "denywritectl ARGS..." (NULL-terminated); free with run_free. */
-static void run_tool(struct run *r, const struct opts *o, ...)
-{
-	va_list ap;
-
-	va_start(ap, o);
-	run_tool_v(r, o, ap);
-	va_end(ap);
-}
-
-static void run_free(struct run *r)
-{
-	free(r->out);
-	free(r->err);
-}
-
-/* Whether this process has CAP_MAC_ADMIN (33) in its effective set. */
-static bool privileged(void)
-{
-	char *s = read_file("/proc/self/status"), *p;
-	unsigned long long eff = 0;
-
-	p = s ? strstr(s, "\nCapEff:\t") : NULL;
-	if (p)
-		eff = strtoull(p + 9, NULL, 16);
-	free(s);
-	return eff & (1ULL << 33);
-}
-
-/* Run ARGS... (NULL-terminated), compare exit code, stdout and stderr. */
-static int expect(char *why, size_t whylen, const struct opts *o, int code,
-		  const char *out, const char *err, ...)
-{
-	struct run r;
-	va_list ap;
-	int ok;
-
-	va_start(ap, err);
-	run_tool_v(&r, o, ap);
-	va_end(ap);
-	ok = r.status == code && !strcmp(r.out, out) && !strcmp(r.err, err);
-	snprintf(why, whylen, "exit %d (want %d), stdout '%s' (want '%s'), "
-		 "stderr '%s' (want '%s')", r.status, code, r.out, out, r.err,
-		 err);
-	run_free(&r);
-	return ok ? 0 : 1;
-}
-
-/* EXPECT(opts, code, stdout, stderr, ARGS...): the usual shape of a test. */
-#define EXPECT(...)							\
-	do {								\
-		if (expect(why, whylen, __VA_ARGS__, (char *)NULL))	\
-			return 1;					\
-	} while (0)
-
-/* Compare a file of the fake tree with what it should hold. */
-#define CHECK_FAKE(f, name, want)					\
-	do {								\
-		char *got_ = fake_read((f), (name));			\
-		int same_ = strcmp(got_, (want)) == 0;			\
-									\
-		snprintf(why, whylen, "%s holds '%s', want '%s'", (name), \
-			 got_, (want));					\
-		free(got_);						\
-		if (!same_)						\
-			return 1;					\
-	} while (0)
-
-/*
- * For a command that changes the policy: if we lack CAP_MAC_ADMIN, it
- * must say so (and the test ends there).
- */
-#define NEEDS_CAP(o, cmd, ...)						\
-	do {								\
-		if (!privileged()) {					\
-			EXPECT((o), 1, "", "denywritectl: " cmd ": " CAP_MSG "\n", \
-			       cmd, __VA_ARGS__);			\
-			return 0;					\
-		}							\
-	} while (0)
-
-/*
- * Run a change "CMD ARGS..." (NULL-terminated) that must fail with
- * err_want (or the CAP_MAC_ADMIN message when we lack it) and leave the
- * fake tree's `file` empty.
- */
-static int refused(char *why, size_t whylen, const struct fake *f,
-		   const char *file, const char *err_want, const char *cmd, ...)
-{
-	struct opts o = { .sfs = f, .uid = -1 };
-	char cap_want[128], *got;
-	struct run r;
-	va_list ap;
-	int ok;
-
-	snprintf(cap_want, sizeof(cap_want), "denywritectl: %s: " CAP_MSG "\n",
-		 cmd);
-	if (!privileged())
-		err_want = cap_want;
-	va_start(ap, cmd);
-	run_tool_cmd(&r, &o, cmd, ap);
-	va_end(ap);
-	got = fake_read(f, file);
-	ok = r.status == 1 && !*r.out && !strcmp(r.err, err_want) && !*got;
-	snprintf(why, whylen, "exit %d, stdout '%s', stderr '%s' (want '%s'), "
-		 "%s holds '%s'", r.status, r.out, r.err, err_want, file, got);
-	free(got);
-	run_free(&r);
-	return ok ? 0 : 1;
-}
 
 TEST(version_and_help_print_to_stdout)
 {
 	struct run r;
 	int ok;
 
-	EXPECT(&(struct opts){ .uid = -1 }, 0, "denywritectl 0.1\n", "",
-	       "--version");
+	EXPECT(&(struct opts){ .uid = -1 }, 0,
+	       "denywritectl " PROGRAM_VERSION "\n", "", "--version");
 	run_tool(&r, &(struct opts){ .uid = -1 }, "-h", (char *)NULL);
 	ok = r.status == 0 && strncmp(r.out, "Usage:\n", 7) == 0 &&
 	     strstr(r.out, "denywritectl(8)") && !*r.err;
@@ -309,28 +35,34 @@ TEST(usage_errors_exit_2_with_hint_line)
 	return 0;
 }
 
-TEST(status_fails_when_denywrite_is_not_in_lsm)
+TEST(status_says_not_active_and_exits_3_without_denywrite)
 {
 	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1 };
 
 	fake_init(&f, "capability,landlock,denywrite-not\n", "");
-	EXPECT(&(struct opts){ .sfs = &f, .uid = -1 }, 1, "",
-	       "denywritectl: denywrite is not active: boot with "
-	       "lsm=...,denywrite\n", "status");
+	EXPECT(&o, 3, "active:    no\n", "", "status");
+	EXPECT(&o, 3, "{\"active\":false}\n", "", "status", "--json");
+	EXPECT(&o, 3, "", "denywritectl: denywrite is not active: boot with "
+	       "lsm=...,denywrite\n", "list");
 	return 0;
 }
 
-TEST(status_fails_when_denywrite_directory_is_missing)
+TEST(commands_exit_3_when_the_denywrite_directory_is_missing)
 {
+	static const char *const cmds[] = { "list", "save", "stats", "mode" };
 	struct fake f;
 	char path[PATH_MAX + 8];
 
 	fake_init(&f, "denywrite", "");
 	snprintf(path, sizeof(path), "%s/gone", f.root);
 	CHECK(rename(f.dir, path) == 0, "rename");
-	EXPECT(&(struct opts){ .sfs = &f, .uid = -1 }, 1, "",
-	       "denywritectl: denywrite is not active: boot with "
-	       "lsm=...,denywrite\n", "list");
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++)
+		EXPECT(&(struct opts){ .sfs = &f, .uid = -1 }, 3, "",
+		       "denywritectl: denywrite is not active: boot with "
+		       "lsm=...,denywrite\n", cmds[i]);
+	EXPECT(&(struct opts){ .sfs = &f, .uid = -1 }, 3, "active:    no\n",
+	       "", "status");
 	return 0;
 }
 
@@ -472,27 +204,12 @@ TEST(save_then_load_writes_the_same_rules)
 	fake_file(&f, "rules", "");
 	if (!privileged()) {
 		run_free(&r);
-		return 0;
+		SKIP("load needs CAP_MAC_ADMIN");
 	}
-	EXPECT(&o, 0, "", "", "load", "-");
+	EXPECT(&o, 0, "loaded 2 rules from 1 file\n", "", "load", "-");
 	run_free(&r);
 	CHECK_FAKE(&f, "rules", "exec /\nlib /tmp\n");
 	return 0;
-}
-
-/* A directory under the scratch dir, canonical, with a file "bin" in it. */
-static void make_target(char *dir, size_t size)
-{
-	char path[PATH_MAX + 8], *real;
-
-	make_tmpdir(dir, size, "target");
-	real = realpath(dir, NULL);
-	if (!real)
-		abort();
-	snprintf(dir, size, "%s", real);
-	free(real);
-	snprintf(path, sizeof(path), "%s/bin", dir);
-	write_file(path, "#!/bin/sh\n");
 }
 
 TEST(add_writes_the_canonical_rule_to_the_add_file)
@@ -611,268 +328,177 @@ TEST(clear_writes_a_newline_to_rules)
 	return 0;
 }
 
-TEST(load_writes_the_whole_policy_without_comments)
+TEST(list_escapes_paths_and_save_keeps_their_bytes)
 {
 	struct fake f;
 	struct opts o = { .sfs = &f, .uid = -1 };
-	char file[PATH_MAX];
 
-	fake_default(&f);
-	make_tmpdir(file, sizeof(file), "policy");
-	strcat(file, "/p");
-	write_file(file, "# my policy\r\n\n  exec   /  \nlib,ignore-writers\t/tmp\n"
-		   "   # end\n");
-	NEEDS_CAP(&o, "load", file);
-	EXPECT(&o, 0, "", "", "load", file);
-	CHECK_FAKE(&f, "rules", "exec /\nlib,ignore-writers /tmp\n");
+	fake_init(&f, "denywrite", "exec /opt/caf\xe9\nlib /opt/a\\b\n");
+	EXPECT(&o, 0, "exec /opt/caf\\xe9\nlib /opt/a\\\\b\n", "", "list");
+	EXPECT(&o, 0, "{\"rules\":[{\"scope\":\"exec\",\"ignore_writers\":"
+	       "false,\"path\":[47,111,112,116,47,99,97,102,233]},{\"scope\":"
+	       "\"lib\",\"ignore_writers\":false,\"path\":\"/opt/a\\\\b\"}]}\n",
+	       "", "list", "--json");
+	EXPECT(&o, 0, "# denywrite policy, saved by denywritectl\n"
+	       "exec /opt/caf\xe9\nlib /opt/a\\b\n", "", "save");
 	return 0;
 }
 
-TEST(load_of_an_empty_policy_clears)
+TEST(add_refuses_a_path_the_kernel_would_refuse)
 {
-	struct fake f;
-	struct opts o = { .sfs = &f, .uid = -1, .input = "# nothing\n" };
-
-	fake_default(&f);
-	NEEDS_CAP(&o, "load", "-");
-	EXPECT(&o, 0, "", "", "load", "-");
-	CHECK_FAKE(&f, "rules", "\n");
-	return 0;
-}
-
-TEST(load_rejects_unknown_scope_with_file_and_line)
-{
-	struct fake f;
-	struct opts o = { .sfs = &f, .uid = -1,
-			  .input = "exec /\n\n# c\nrun /usr/bin\n" };
-
-	fake_default(&f);
-	EXPECT(&o, 1, "", "denywritectl: load: <stdin>:4: unknown scope 'run' "
-	       "(exec, lib or all)\n", "load", "-");
-	CHECK_FAKE(&f, "rules", "exec /\nlib,ignore-writers /usr/lib\n");
-	return 0;
-}
-
-TEST(load_of_a_missing_file_fails)
-{
+	static const char *const names[] = { "blank ", "ctl\x01", "tab\t" };
+	char dir[PATH_MAX], path[PATH_MAX + 16], want[2 * PATH_MAX + 256];
 	struct fake f;
 
+	make_target(dir, sizeof(dir));
 	fake_default(&f);
-	EXPECT(&(struct opts){ .sfs = &f, .uid = -1 }, 1, "",
-	       "denywritectl: load: /nonexistent/p: No such file or "
-	       "directory\n", "load", "/nonexistent/p");
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		int rc;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		CHECK(mkdir(path, 0755) == 0, "mkdir");
+		snprintf(want, sizeof(want), "denywritectl: add: %s: path '%s' %s",
+			 esc(path), esc(path), i == 0 ? "ends in a blank, which "
+			 "the kernel does not take\n" : "");
+		if (i > 0)	/* the reason shows the first 64 bytes */
+			snprintf(want, sizeof(want), "denywritectl: add: %s: ",
+				 esc(path));
+		rc = refused(why, whylen, &f, "add", want, "add", path,
+			     (char *)NULL);
+		if (rc && (i == 0 || !strstr(why, "control character")))
+			return rc;
+	}
 	return 0;
 }
 
-TEST(load_rejects_a_policy_over_65536_bytes)
+TEST(add_warns_about_a_lib_rule_on_a_whole_tree)
 {
 	struct fake f;
 	struct opts o = { .sfs = &f, .uid = -1 };
-	size_t n = 20, len = n * 4100 + 1;
-	char *text = xmalloc(len), *p = text;
-	char want[128];
 
-	for (size_t i = 0; i < n; i++) {
-		p += sprintf(p, "exec /%02zu", i);
-		memset(p, 'x', 4000);
-		p += 4000;
-		*p++ = '\n';
-	}
-	*p = '\0';
-	o.input = text;
-	fake_default(&f);
-	snprintf(want, sizeof(want), "denywritectl: load: <stdin>: the policy "
-		 "is too large (%zu bytes, the kernel takes at most 65536)\n",
-		 (size_t)(p - text));
-	EXPECT(&o, 1, "", want, "load", "-");
-	free(text);
+	fake_init(&f, "denywrite", "");
+	NEEDS_CAP(&o, "add", "--lib", "/var");
+	EXPECT(&o, 0, "", "denywritectl: warning: 'lib /var': any user who can "
+	       "read a file there can block in-place writes to it by mapping "
+	       "it executable; name the library directories instead\n", "add",
+	       "--lib", "/var");
+	CHECK_FAKE(&f, "add", "lib /var\n");
 	return 0;
-}
-
-/* Copy /bin/sleep to dir/sleeper and start it; returns its pid. */
-static pid_t start_sleeper(const char *dir, char *path, size_t size)
-{
-	int in = open("/bin/sleep", O_RDONLY), out;
-	char *buf;
-	size_t len;
-	pid_t pid;
-
-	snprintf(path, size, "%s/sleeper", dir);
-	out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0755);
-	if (in < 0 || out < 0 || read_all(in, 1u << 26, &buf, &len) != 0 ||
-	    write(out, buf, len) != (ssize_t)len || close(out) != 0)
-		abort();
-	free(buf);
-	close(in);
-	pid = fork();
-	if (pid == 0) {
-		execl(path, "sleeper", "60", (char *)NULL);
-		_exit(127);
-	}
-	for (int i = 0; i < 200; i++) {	/* until it has exec'd */
-		char exe[64], target[PATH_MAX];
-		ssize_t n;
-
-		snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pid);
-		n = readlink(exe, target, sizeof(target) - 1);
-		if (n > 0 && (target[n] = '\0', strcmp(target, path) == 0))
-			break;
-		usleep(10000);
-	}
-	return pid;
-}
-
-static void stop(pid_t pid)
-{
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
 }
 
 /*
- * Run "why PATH [OPT]", the fake query file answering `answer`, on a copy
- * of sleep while it runs (returning its pid, gone by then) if `running`,
- * else on an idle file (returning 0).
+ * Without the bash-completion package, the two helpers the script uses,
+ * reduced to what it needs of them.
  */
-static pid_t why_on(struct run *r, const char *answer, const char *opt,
-		    bool running, char *path, size_t size)
-{
-	char dir[PATH_MAX / 2], query[PATH_MAX + 256];
-	struct fake f;
-	pid_t pid = 0;
+#define COMPLETION_STUBS						\
+	"_init_completion() { words=(\"${COMP_WORDS[@]}\"); "		\
+	"cword=$COMP_CWORD; cur=${COMP_WORDS[COMP_CWORD]}; "		\
+	"prev=${COMP_WORDS[COMP_CWORD-1]}; }; "				\
+	"_filedir() { COMPREPLY=($(compgen -f -- \"$cur\")); }"
 
-	fake_default(&f);
-	make_target(dir, sizeof(dir));
-	if (running)
-		pid = start_sleeper(dir, path, size);
-	else
-		snprintf(path, size, "%s/bin", dir);
-	/* The tool writes the path at offset 0, then reads from offset 0. */
-	snprintf(query, sizeof(query), "%s\n%s", path, answer);
-	fake_file(&f, "query", query);
-	run_tool(r, &(struct opts){ .sfs = &f, .uid = -1 }, "why", path, opt,
-		 (char *)NULL);
-	if (pid)
-		stop(pid);
-	return pid;
+/* What the bash completion offers for the words of line (the last is
+ * being completed), in out. */
+static int complete_line(const char *line, char *out, size_t size)
+{
+	static const char lib[] = "/usr/share/bash-completion/bash_completion";
+	char script[3 * PATH_MAX], file[PATH_MAX + 64];
+	FILE *p;
+	size_t n;
+
+	dist_path(file, sizeof(file), "denywritectl.bash-completion");
+	snprintf(script, sizeof(script), "bash -c '%s%s; . %s; "
+		 "COMP_LINE=\"%s\"; "
+		 "COMP_POINT=${#COMP_LINE}; read -ra COMP_WORDS <<<\"$COMP_LINE\"; "
+		 "case $COMP_LINE in *\" \") COMP_WORDS+=(\"\");; esac; "
+		 "COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _denywritectl; "
+		 "echo \"${COMPREPLY[*]}\"'",
+		 access(lib, R_OK) == 0 ? ". " : "",
+		 access(lib, R_OK) == 0 ? lib : COMPLETION_STUBS, file, line);
+	p = popen(script, "r");
+	if (!p)
+		return -1;
+	n = fread(out, 1, size - 1, p);
+	out[n] = '\0';
+	out[strcspn(out, "\n")] = '\0';
+	return pclose(p) == 0 ? 0 : -1;
 }
 
-/* Check a successful run whose stdout starts with want (all of it if
- * whole), and frees it. */
-static int check_success(char *why, size_t whylen, struct run *r,
-			 const char *want, bool whole)
+TEST(bash_completion_offers_commands_options_modes_and_paths)
 {
-	int ok = r->status == 0 && !*r->err &&
-		 strncmp(r->out, want, strlen(want)) == 0 &&
-		 (!whole || strlen(r->out) == strlen(want));
+	static const struct {
+		const char *line;
+		const char *want;
+	} cases[] = {
+		{ "denywritectl s", "status save stats" },
+		{ "denywritectl mode ", "off audit enforce" },
+		{ "denywritectl mode a", "audit" },
+		{ "denywritectl add --i", "--ignore-writers" },
+		{ "denywritectl load --d", "--dry-run" },
+		{ "denywritectl --j", "--json" },
+		{ "denywritectl why /us", "/usr" },
+	};
+	char got[1024];
 
-	snprintf(why, whylen, "exit %d, stdout '%s' (want '%s'), stderr '%s'",
-		 r->status, r->out, want, r->err);
-	run_free(r);
-	return ok ? 0 : 1;
-}
-
-TEST(why_explains_a_running_executable)
-{
-	char path[PATH_MAX], want[2 * PATH_MAX + 1024];
-	struct run r;
-	pid_t pid;
-
-	pid = why_on(&r, "protected 1\nholders 1\nwriters 0\n"
-		     "exec-rule exec /\nlib-rule -\n", NULL, true, path,
-		     sizeof(path));
-	snprintf(want, sizeof(want),
-		 "path:                 %s\n"
-		 "mode:                 enforce\n"
-		 "protected:            yes (1 holder)\n"
-		 "writers:              0\n"
-		 "if executed:          exec /\n"
-		 "if mapped executable: no rule\n"
-		 "processes:\n"
-		 "  pid %d, exe: sleeper 60\n"
-		 "advice: Writes and truncation are refused (ETXTBSY) while a "
-		 "process executes or maps it. To replace it, write a new file "
-		 "and rename(2) it over this one (as install(1) does); the "
-		 "running processes keep the old copy.\n", path, (int)pid);
-	return check_success(why, whylen, &r, want, true);
-}
-
-TEST(why_json_is_one_object_with_the_processes)
-{
-	char path[PATH_MAX], want[2 * PATH_MAX + 1024];
-	struct run r;
-	pid_t pid;
-
-	pid = why_on(&r, "protected 1\nholders 2\nwriters 0\n"
-		     "exec-rule all,ignore-writers /\n"
-		     "lib-rule all,ignore-writers /\n", "-j", true, path,
-		     sizeof(path));
-	snprintf(want, sizeof(want),
-		 "{\"path\":\"%s\",\"mode\":\"enforce\",\"protected\":true,"
-		 "\"holders\":2,\"writers\":0,"
-		 "\"exec_rule\":\"all,ignore-writers /\","
-		 "\"lib_rule\":\"all,ignore-writers /\","
-		 "\"processes\":[{\"pid\":%d,\"how\":\"exe\","
-		 "\"cmdline\":\"sleeper 60\"}],\"advice\":\"Writes and "
-		 "truncation are refused (ETXTBSY) while a process executes or "
-		 "maps it. To replace it, write a new file and rename(2) it over "
-		 "this one (as install(1) does); the running processes keep the "
-		 "old copy.\"}\n", path, (int)pid);
-	return check_success(why, whylen, &r, want, true);
-}
-
-/* why on an idle file (dir/bin, one writer) must print this advice. */
-static int check_idle_advice(char *why, size_t whylen, const char *exec_rule,
-			     const char *advice)
-{
-	char path[PATH_MAX], answer[128], want[PATH_MAX + 1024];
-	struct run r;
-
-	snprintf(answer, sizeof(answer), "protected 0\nholders 0\nwriters 1\n"
-		 "exec-rule %s\nlib-rule -\n", exec_rule ? exec_rule : "-");
-	why_on(&r, answer, NULL, false, path, sizeof(path));
-	snprintf(want, sizeof(want),
-		 "path:                 %s\n"
-		 "mode:                 enforce\n"
-		 "protected:            no (0 holders)\n"
-		 "writers:              1\n"
-		 "if executed:          %s\n"
-		 "if mapped executable: no rule\n"
-		 "processes:            none that you can see\n"
-		 "advice: %s\n", path, exec_rule ? exec_rule : "no rule",
-		 advice);
-	return check_success(why, whylen, &r, want, true);
-}
-
-TEST(why_on_an_uncovered_file_says_writes_are_not_refused)
-{
-	return check_idle_advice(why, whylen, NULL, "Writes to this file are "
-				 "not refused by denywrite.");
-}
-
-TEST(why_on_a_covered_idle_file_warns_about_open_writers)
-{
-	return check_idle_advice(why, whylen, "exec /", "Not protected now: "
-		"writes are allowed. While a process executes it, writes will "
-		"be refused (ETXTBSY). It is open for writing now, so executing "
-		"or mapping it is refused (ETXTBSY) until the writers close it.");
-}
-
-TEST(why_on_a_covered_idle_file_with_ignore_writers_does_not_warn)
-{
-	return check_idle_advice(why, whylen, "exec,ignore-writers /",
-		"Not protected now: writes are allowed. While a process "
-		"executes it, writes will be refused (ETXTBSY).");
-}
-
-TEST(why_on_a_missing_file_fails)
-{
-	struct fake f;
-
-	fake_default(&f);
-	EXPECT(&(struct opts){ .sfs = &f, .uid = -1 }, 1, "",
-	       "denywritectl: why: /nonexistent/x: No such file or "
-	       "directory\n", "why", "/nonexistent/x");
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		CHECK(complete_line(cases[i].line, got, sizeof(got)) == 0,
+		      "'%s': bash failed", cases[i].line);
+		CHECK(strcmp(got, cases[i].want) == 0, "'%s': got '%s', want "
+		      "'%s'", cases[i].line, got, cases[i].want);
+	}
 	return 0;
+}
+
+/* A file of policy-tool/dist (generated by make), malloc'd, or NULL. */
+static char *dist_file(const char *name)
+{
+	char path[PATH_MAX + 64];
+
+	return read_file(dist_path(path, sizeof(path), name));
+}
+
+TEST(denywrite_service_loads_the_policy_early_like_systemd_sysctl)
+{
+	static const char *const lines[] = {
+		"DefaultDependencies=no\n",
+		"After=local-fs.target\n",
+		"Before=sysinit.target shutdown.target\n",
+		"ConditionPathIsDirectory=/sys/kernel/security/denywrite\n",
+		"Type=oneshot\n",
+		"RemainAfterExit=yes\n",
+		"ExecStart=" SBIN_DIR "/denywritectl load\n",
+		"ExecReload=" SBIN_DIR "/denywritectl load\n",
+		"WantedBy=sysinit.target\n",
+	};
+	char *unit = dist_file("denywrite.service");
+
+	CHECK(unit, "no dist/denywrite.service (make builds it)");
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		if (!strstr(unit, lines[i])) {
+			free(unit);
+			CHECK(false, "no line %s", lines[i]);
+		}
+	}
+	free(unit);
+	return 0;
+}
+
+TEST(default_policy_is_valid_and_names_the_multiarch_libraries)
+{
+	char *rules = dist_file("50-default.rules");
+	struct opts o = { .uid = -1, .input = rules };
+	struct run r;
+	int ok;
+
+	CHECK(rules, "no dist/50-default.rules (make builds it)");
+	ok = strstr(rules, "\nexec /\n") && strstr(rules, "\nlib /usr/lib/");
+	run_tool(&r, &o, "load", "--dry-run", "-", (char *)NULL);
+	free(rules);
+	snprintf(why, whylen, "exit %d: %s%s", r.status, r.out, r.err);
+	ok = ok && r.status == 0 && !*r.err &&
+	     !strcmp(r.out, "checked 2 rules from 1 file (dry run: nothing "
+		     "loaded)\n");
+	run_free(&r);
+	return ok ? TEST_PASS : TEST_FAIL;
 }
 
 TEST(unprivileged_user_can_read_but_not_change_the_policy)
@@ -882,7 +508,7 @@ TEST(unprivileged_user_can_read_but_not_change_the_policy)
 
 	if (privileged()) {
 		if (geteuid() != 0)
-			return 0;	/* privileged but cannot drop */
+			SKIP("privileged, and cannot drop to an unprivileged user");
 		o.uid = 65534;
 	}
 	fake_default(&f);
@@ -914,8 +540,8 @@ TEST(a_write_error_on_stdout_fails)
 const struct test e2e_tests[] = {
 	T(version_and_help_print_to_stdout),
 	T(usage_errors_exit_2_with_hint_line),
-	T(status_fails_when_denywrite_is_not_in_lsm),
-	T(status_fails_when_denywrite_directory_is_missing),
+	T(status_says_not_active_and_exits_3_without_denywrite),
+	T(commands_exit_3_when_the_denywrite_directory_is_missing),
 	T(status_fails_when_securityfs_is_not_mounted),
 	T(status_reports_mode_rules_and_counters),
 	T(status_json_is_one_object),
@@ -935,17 +561,12 @@ const struct test e2e_tests[] = {
 	T(del_of_a_vanished_path_uses_the_string_as_given),
 	T(del_rejects_an_absent_rule_before_deleting_any),
 	T(clear_writes_a_newline_to_rules),
-	T(load_writes_the_whole_policy_without_comments),
-	T(load_of_an_empty_policy_clears),
-	T(load_rejects_unknown_scope_with_file_and_line),
-	T(load_of_a_missing_file_fails),
-	T(load_rejects_a_policy_over_65536_bytes),
-	T(why_explains_a_running_executable),
-	T(why_json_is_one_object_with_the_processes),
-	T(why_on_an_uncovered_file_says_writes_are_not_refused),
-	T(why_on_a_covered_idle_file_warns_about_open_writers),
-	T(why_on_a_covered_idle_file_with_ignore_writers_does_not_warn),
-	T(why_on_a_missing_file_fails),
+	T(list_escapes_paths_and_save_keeps_their_bytes),
+	T(add_refuses_a_path_the_kernel_would_refuse),
+	T(add_warns_about_a_lib_rule_on_a_whole_tree),
+	T(bash_completion_offers_commands_options_modes_and_paths),
+	T(denywrite_service_loads_the_policy_early_like_systemd_sysctl),
+	T(default_policy_is_valid_and_names_the_multiarch_libraries),
 	T(unprivileged_user_can_read_but_not_change_the_policy),
 	T(a_write_error_on_stdout_fails),
 	{ NULL, NULL },

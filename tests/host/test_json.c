@@ -64,12 +64,41 @@ TEST(json_keeps_valid_utf8)
 			    "\xe2\x82\xac/\xf0\x9f\x98\x80\"");
 }
 
-TEST(json_replaces_invalid_utf8_with_replacement_character)
+TEST(json_writes_a_non_utf8_string_as_its_bytes)
 {
 	/* latin-1 byte, truncated sequence, overlong '/', surrogate */
-	return check_escape(why, whylen, "a\xe9z\xe2\x82/\xc0\xaf\xed\xa0\x80",
-			    "\"a\\ufffdz\\ufffd\\ufffd/\\ufffd\\ufffd\\ufffd"
-			    "\\ufffd\\ufffd\"");
+	static const struct {
+		const char *in;
+		const char *out;
+	} cases[] = {
+		{ "a\xe9", "[97,233]" },
+		{ "\xe2\x82", "[226,130]" },
+		{ "\xc0\xaf", "[192,175]" },
+		{ "\xed\xa0\x80", "[237,160,128]" },
+		{ "/\xff\n", "[47,255,10]" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (check_escape(why, whylen, cases[i].in, cases[i].out))
+			return 1;
+	return 0;
+}
+
+TEST(json_rule_is_an_object)
+{
+	struct rule r = { .scope = SCOPE_ALL, .ignore_writers = true,
+			  .path = "/opt" };
+	struct memout m;
+	struct json j;
+
+	json_init(&j, memout_open(&m));
+	json_begin(&j, NULL, '{');
+	json_rule(&j, "a", &r);
+	json_rule(&j, "b", NULL);
+	json_end(&j, '}');
+	return memout_check(why, whylen, &m,
+			    "{\"a\":{\"scope\":\"all\",\"ignore_writers\":true,"
+			    "\"path\":\"/opt\"},\"b\":null}\n");
 }
 
 TEST(json_writer_separates_members_with_commas)
@@ -120,7 +149,8 @@ const struct test json_tests[] = {
 	T(json_escapes_quotes_and_backslashes),
 	T(json_escapes_control_characters),
 	T(json_keeps_valid_utf8),
-	T(json_replaces_invalid_utf8_with_replacement_character),
+	T(json_writes_a_non_utf8_string_as_its_bytes),
+	T(json_rule_is_an_object),
 	T(json_writer_separates_members_with_commas),
 	T(json_number_text_falls_back_to_string),
 	{ NULL, NULL },

@@ -239,6 +239,119 @@ TEST(load_rejects_duplicate_path_naming_first_line)
 			     "a rule for /usr is already on line 1");
 }
 
+TEST(load_rejects_paths_the_kernel_would_refuse)
+{
+	static const struct {
+		const char *text;
+		const char *reason;
+	} cases[] = {
+		{ "exec /a\tb\n",
+		  "path '/a\\tb' has a control character (byte 3), which the "
+		  "kernel does not take" },
+		{ "exec /x\x01\n",
+		  "path '/x\\x01' has a control character (byte 3), which the "
+		  "kernel does not take" },
+		{ "lib /del\x7f\n",
+		  "path '/del\\x7f' has a control character (byte 5), which the "
+		  "kernel does not take" },
+		{ "exec /a\rb\n",
+		  "path '/a\\rb' has a control character (byte 3), which the "
+		  "kernel does not take" },
+		{ "exec \x1b[2J\n", "path '\\x1b[2J' is not absolute" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (check_refused(why, whylen, cases[i].text, 1,
+				  cases[i].reason))
+			return 1;
+	return 0;
+}
+
+TEST(rule_path_check_refuses_a_trailing_blank)
+{
+	char err[256];
+
+	CHECK(rule_check_path("/opt/x ", 7, err, sizeof(err)) == -1,
+	      "trailing space accepted");
+	CHECK_STR(err, "path '/opt/x ' ends in a blank, which the kernel does "
+		  "not take");
+	CHECK(rule_check_path("/opt/x\t", 7, err, sizeof(err)) == -1,
+	      "trailing tab accepted");
+	CHECK(rule_check_path("/opt/my app", 11, err, sizeof(err)) == 0,
+	      "inner space refused: %s", err);
+	CHECK(rule_check_path("/caf\xc3\xa9\xe9", 7, err, sizeof(err)) == 0,
+	      "non-ASCII refused: %s", err);
+	return 0;
+}
+
+TEST(lib_rules_on_whole_trees_are_too_broad)
+{
+	static const struct {
+		enum scope scope;
+		const char *path;
+		bool broad;
+	} cases[] = {
+		{ SCOPE_LIB, "/", true },
+		{ SCOPE_ALL, "/etc", true },
+		{ SCOPE_LIB, "/home", true },
+		{ SCOPE_ALL, "/var", true },
+		{ SCOPE_EXEC, "/", false },
+		{ SCOPE_LIB, "/usr/lib", false },
+		{ SCOPE_LIB, "/var/lib", false },
+		{ SCOPE_ALL, "/etcetera", false },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct rule r = { .scope = cases[i].scope,
+				  .path = (char *)cases[i].path };
+
+		CHECK(rule_is_too_broad(&r) == cases[i].broad, "%s %s",
+		      scope_name(r.scope), r.path);
+	}
+	return 0;
+}
+
+TEST(policy_of_several_files_names_the_first_file_of_a_duplicate)
+{
+	static const char a[] = "exec /\nlib /usr\n", b[] = "\nall /usr\n";
+	struct policy p;
+	unsigned int line = 0;
+	char err[256];
+
+	policy_init(&p);
+	CHECK(policy_add_text(&p, "a.rules", a, strlen(a), &line, err,
+			      sizeof(err)) == 0, "a refused: %s", err);
+	CHECK(policy_add_text(&p, "b.rules", b, strlen(b), &line, err,
+			      sizeof(err)) == -1, "b accepted");
+	policy_free(&p);
+	CHECK(line == 2, "line %u", line);
+	CHECK_STR(err, "a rule for /usr is already in a.rules:2");
+	return 0;
+}
+
+TEST(policy_of_200000_lines_parses_in_linear_time)
+{
+	size_t n = 200000;
+	char *text = malloc(n * 24 + 1), *p = text;
+	struct parsed_policy pp;
+	double t;
+
+	CHECK(text, "malloc");
+	for (size_t i = 0; i < n; i++)
+		p += i % 200 ? sprintf(p, "# comment %zu\n", i) :
+			       sprintf(p, "exec /r%zu\n", i);
+	t = now_ms();
+	parse_policy(&pp, text);
+	t = now_ms() - t;
+	free(text);
+	stat_line("parse_200000_lines_1000_rules_ms", t);
+	CHECK(pp.rc == 0 && pp.p.n == 1000, "rc %d, %zu rules: %s", pp.rc,
+	      pp.p.n, pp.err);
+	policy_free(&pp.p);
+	CHECK(t < time_limit(1000), "took %.0f ms", t);
+	return 0;
+}
+
 TEST(serialize_round_trips_through_parse)
 {
 	static const char text[] = "exec /\nlib,ignore-writers /usr/lib\n";
@@ -374,6 +487,11 @@ const struct test policy_tests[] = {
 	T(load_accepts_path_of_4095_bytes),
 	T(load_rejects_path_of_4096_bytes_or_more),
 	T(load_rejects_duplicate_path_naming_first_line),
+	T(load_rejects_paths_the_kernel_would_refuse),
+	T(rule_path_check_refuses_a_trailing_blank),
+	T(lib_rules_on_whole_trees_are_too_broad),
+	T(policy_of_several_files_names_the_first_file_of_a_duplicate),
+	T(policy_of_200000_lines_parses_in_linear_time),
 	T(serialize_round_trips_through_parse),
 	T(serialize_of_no_rules_is_a_newline),
 	T(kv_parses_stats_and_query_answers),

@@ -1,0 +1,446 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * load: policy files and the rules.d directories, checked as the kernel
+ * will check them, then one write; --dry-run, --allow-empty, -q.
+ */
+#include "e2e.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+#define RULES_D "denywrite/rules.d"
+
+/* Create root/rel (and its directories) holding content. */
+static void tree_file(const char *root, const char *rel, const char *content)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	for (char *p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		if (mkdir(path, 0755) != 0 && errno != EEXIST)
+			abort();
+		*p = '/';
+	}
+	write_file(path, content);
+}
+
+/* A policy file under the scratch dir holding text; its path in file. */
+static void policy_file(char *file, size_t size, const char *text)
+{
+	make_tmpdir(file, size, "policy");
+	strncat(file, "/p", size - strlen(file) - 1);
+	write_file(file, text);
+}
+
+TEST(load_writes_the_whole_policy_and_says_how_much)
+{
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1 };
+	char file[PATH_MAX];
+
+	fake_default(&f);
+	policy_file(file, sizeof(file), "# my policy\r\n\n  exec   /  \n"
+		    "lib,ignore-writers\t/tmp\n   # end\n");
+	NEEDS_CAP(&o, "load", file);
+	EXPECT(&o, 0, "loaded 2 rules from 1 file\n", "", "load", file);
+	CHECK_FAKE(&f, "rules", "exec /\nlib,ignore-writers /tmp\n");
+	return 0;
+}
+
+TEST(load_quiet_prints_nothing)
+{
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1, .input = "exec /\n" };
+
+	fake_default(&f);
+	NEEDS_CAP(&o, "load", "-");
+	EXPECT(&o, 0, "", "", "load", "-q", "-");
+	CHECK_FAKE(&f, "rules", "exec /\n");
+	return 0;
+}
+
+TEST(load_of_empty_input_is_refused_without_allow_empty)
+{
+	static const char *const inputs[] = { "", "# nothing\n\n" };
+	struct fake f;
+
+	fake_default(&f);
+	for (size_t i = 0; i < 2; i++) {
+		struct opts o = { .sfs = &f, .uid = -1, .input = inputs[i] };
+
+		EXPECT(&o, 1, "", "denywritectl: load: no rules in 1 file: "
+		       "refusing to clear the policy (--allow-empty does)\n",
+		       "load", "-");
+	}
+	CHECK_FAKE(&f, "rules", "exec /\nlib,ignore-writers /usr/lib\n");
+	return 0;
+}
+
+TEST(load_allow_empty_clears_the_rules)
+{
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1, .input = "# nothing\n" };
+
+	fake_default(&f);
+	NEEDS_CAP(&o, "load", "--allow-empty", "-");
+	EXPECT(&o, 0, "loaded 0 rules from 1 file\n", "", "load",
+	       "--allow-empty", "-");
+	CHECK_FAKE(&f, "rules", "\n");
+	return 0;
+}
+
+TEST(load_rejects_unknown_scope_with_file_and_line)
+{
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1,
+			  .input = "exec /\n\n# c\nrun /usr/bin\n" };
+
+	fake_default(&f);
+	EXPECT(&o, 1, "", "denywritectl: load: <stdin>:4: unknown scope 'run' "
+	       "(exec, lib or all)\n", "load", "-");
+	CHECK_FAKE(&f, "rules", "exec /\nlib,ignore-writers /usr/lib\n");
+	return 0;
+}
+
+TEST(load_of_a_missing_file_fails)
+{
+	struct fake f;
+
+	fake_default(&f);
+	EXPECT(&(struct opts){ .sfs = &f, .uid = -1 }, 1, "",
+	       "denywritectl: load: /nonexistent/p: No such file or "
+	       "directory\n", "load", "/nonexistent/p");
+	return 0;
+}
+
+/* n rules "exec /NNNNNN" + pad bytes of 'x'; malloc'd. */
+static char *many_rules(size_t n, size_t pad)
+{
+	char *text = xmalloc(n * (pad + 16) + 1), *p = text;
+
+	for (size_t i = 0; i < n; i++) {
+		p += sprintf(p, "exec /%06zu", i);
+		memset(p, 'x', pad);
+		p += pad;
+		*p++ = '\n';
+	}
+	*p = '\0';
+	return text;
+}
+
+/* load of text must fail with stderr want, the fake rules unchanged. */
+static int load_refused(char *why, size_t whylen, const char *text,
+			const char *want)
+{
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1, .input = text };
+
+	fake_default(&f);
+	EXPECT(&o, 1, "", want, "load", "-");
+	CHECK_FAKE(&f, "rules", "exec /\nlib,ignore-writers /usr/lib\n");
+	return 0;
+}
+
+TEST(load_stops_at_the_kernels_limits)
+{
+	static const struct {
+		size_t rules, pad;
+		const char *err;
+	} cases[] = {
+		/* rules of 4013 bytes: the 17th passes 65536 */
+		{ 20, 4000, "denywritectl: load: <stdin>:17: the policy grows "
+		  "past 65536 bytes, the kernel's limit\n" },
+		{ 1025, 0, "denywritectl: load: <stdin>:1025: more than 1024 "
+		  "rules, the kernel's limit\n" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *text = many_rules(cases[i].rules, cases[i].pad);
+		int rc = load_refused(why, whylen, text, cases[i].err);
+
+		free(text);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+TEST(load_of_200000_rule_lines_stops_within_a_second)
+{
+	char *text = many_rules(200000, 0);
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1, .input = text };
+	struct run r;
+	int ok;
+
+	fake_default(&f);
+	run_tool(&r, &o, "load", "--dry-run", "-", (char *)NULL);
+	free(text);
+	stat_line("load_200000_rule_lines_ms", r.ms);
+	ok = r.status == 1 && strstr(r.err, "<stdin>:1025: more than 1024");
+	snprintf(why, whylen, "exit %d in %.0f ms: %s", r.status, r.ms, r.err);
+	run_free(&r);
+	if (!ok)
+		return TEST_FAIL;
+	CHECK(r.ms < time_limit(1000), "took %.0f ms", r.ms);
+	return 0;
+}
+
+TEST(load_of_an_11_mb_200000_line_file_takes_under_a_second)
+{
+	size_t nlines = 200000, nrules = 1000;
+	char dir[PATH_MAX], sub[PATH_MAX + 16], file[PATH_MAX + 8];
+	char *text = xmalloc(nlines * 64 + 1), *p = text;	/* 55 a line */
+	struct opts o = { .uid = -1 };
+	struct run r;
+	int ok;
+
+	make_tmpdir(dir, sizeof(dir), "many");
+	for (size_t i = 0; i < nlines; i++) {
+		if (i % (nlines / nrules) == 0) {
+			snprintf(sub, sizeof(sub), "%s/%zu", dir, i);
+			if (mkdir(sub, 0755) != 0)
+				abort();
+			p += sprintf(p, "exec %s\n", sub);
+		} else {
+			p += sprintf(p, "# comment line %07zu, %30s\n", i, "");
+		}
+	}
+	snprintf(file, sizeof(file), "%s/p", dir);
+	write_file(file, text);
+	stat_line("load_file_bytes", (double)(p - text));
+	free(text);
+	run_tool(&r, &o, "load", "--dry-run", file, (char *)NULL);
+	stat_line("load_200000_lines_1000_rules_ms", r.ms);
+	ok = r.status == 0 &&
+	     !strcmp(r.out, "checked 1000 rules from 1 file (dry run: nothing "
+		     "loaded)\n");
+	snprintf(why, whylen, "exit %d in %.0f ms: %s%s", r.status, r.ms,
+		 r.out, r.err);
+	run_free(&r);
+	if (!ok)
+		return TEST_FAIL;
+	CHECK(r.ms < time_limit(1000), "took %.0f ms", r.ms);
+	return 0;
+}
+
+TEST(load_rejects_a_missing_path_naming_file_and_line)
+{
+	char file[PATH_MAX], want[2 * PATH_MAX];
+	struct fake f;
+
+	fake_default(&f);
+	policy_file(file, sizeof(file), "exec /\n\nlib /nonexistent/lib\n");
+	snprintf(want, sizeof(want), "denywritectl: load: %s:3: "
+		 "/nonexistent/lib: No such file or directory\n", file);
+	EXPECT(&(struct opts){ .sfs = &f, .uid = -1 }, 1, "", want, "load",
+	       file);
+	CHECK_FAKE(&f, "rules", "exec /\nlib,ignore-writers /usr/lib\n");
+	return 0;
+}
+
+TEST(load_rejects_one_directory_named_twice)
+{
+	char dir[PATH_MAX], link[PATH_MAX + 8], text[3 * PATH_MAX];
+	char want[4 * PATH_MAX];
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1, .input = text };
+
+	make_target(dir, sizeof(dir));
+	snprintf(link, sizeof(link), "%s.link", dir);
+	CHECK(symlink(dir, link) == 0, "symlink");
+	snprintf(text, sizeof(text), "exec %s\nlib %s/.\n", dir, link);
+	snprintf(want, sizeof(want), "denywritectl: load: <stdin>:2: %s/. is "
+		 "the same as %s on line 1\n", link, dir);
+	fake_default(&f);
+	EXPECT(&o, 1, "", want, "load", "-");
+	return 0;
+}
+
+TEST(load_warns_about_a_lib_rule_on_a_whole_tree)
+{
+	static const struct {
+		const char *rule;
+		const char *shown;	/* canonical */
+	} cases[] = {
+		{ "lib /", "lib /" },
+		{ "all /etc/", "all /etc" },
+		{ "lib /var", "lib /var" },
+		{ "lib /usr/../home", "lib /home" },
+	};
+	char want[512];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct opts o = { .uid = -1, .input = cases[i].rule };
+
+		snprintf(want, sizeof(want), "denywritectl: warning: <stdin>:1: "
+			 "'%s': any user who can read a file there can block "
+			 "in-place writes to it by mapping it executable; name "
+			 "the library directories instead\n", cases[i].shown);
+		EXPECT(&o, 0, "checked 1 rule from 1 file (dry run: nothing "
+		       "loaded)\n", want, "load", "--check", "-");
+	}
+	EXPECT(&(struct opts){ .uid = -1, .input = "exec /\nlib /usr/lib\n" },
+	       0, "checked 2 rules from 1 file (dry run: nothing loaded)\n",
+	       "", "load", "--check", "-");
+	return 0;
+}
+
+TEST(load_dry_run_needs_no_privilege_and_no_securityfs)
+{
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1, .input = "exec /\nlib /usr\n" };
+
+	fake_init(&f, NULL, "exec /\n");	/* no lsm file: "unmounted" */
+	if (geteuid() == 0)
+		o.uid = 65534;
+	else if (privileged())
+		SKIP("privileged, and cannot drop to an unprivileged user");
+	EXPECT(&o, 0, "checked 2 rules from 1 file (dry run: nothing loaded)\n",
+	       "", "load", "-n", "-");
+	CHECK_FAKE(&f, "rules", "exec /\n");
+	return 0;
+}
+
+TEST(load_reads_several_files_as_one_policy)
+{
+	char a[PATH_MAX], b[PATH_MAX], want[2 * PATH_MAX];
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1 };
+
+	fake_default(&f);
+	policy_file(a, sizeof(a), "exec /\n");
+	policy_file(b, sizeof(b), "lib /usr\n\nall /tmp\n");
+	EXPECT(&o, 0, "checked 3 rules from 2 files (dry run: nothing "
+	       "loaded)\n", "", "load", "--dry-run", a, b);
+	policy_file(b, sizeof(b), "lib /usr\nall /\n");
+	snprintf(want, sizeof(want), "denywritectl: load: %s:2: a rule for / "
+		 "is already in %s:1\n", b, a);
+	EXPECT(&o, 1, "", want, "load", a, b);
+	return 0;
+}
+
+/*
+ * A system policy under a scratch root: files in usr/lib, run and etc
+ * rules.d, some with the same names.  Returns the rules it must give, in
+ * order, in want.
+ */
+static void rules_d_tree(char *root, size_t size, char *want, size_t wsize)
+{
+	static const struct {
+		const char *dir;
+		const char *name;
+		const char *rule;	/* %s: the data directory */
+	} files[] = {
+		{ "usr/lib", "10-base.rules", "exec /\n" },
+		{ "usr/lib", "20-lib.rules", "lib %s/lost\n" },
+		{ "usr/lib", "30-x.rules", "all %s/lost\n" },
+		{ "run", "30-x.rules", "exec %s/c\n" },
+		{ "run", "40-run.rules", "lib %s/d\n" },
+		{ "run", "20-lib.rules", "lib %s/lost\n" },
+		{ "etc", "20-lib.rules", "lib %s/b\n" },
+		{ "etc", "05-first.rules", "# first\nexec %s/a\n" },
+		{ "usr/lib", "README", "not a rules file\n" },
+		{ "usr/lib", ".hidden.rules", "bogus\n" },
+	};
+	static const char *const order[] = { "a", "", "b", "c", "d" };
+	char data[PATH_MAX], rel[128], text[2 * PATH_MAX], *real;
+
+	make_tmpdir(root, size, "root");
+	real = realpath(root, NULL);
+	snprintf(root, size, "%s", real);
+	free(real);
+	snprintf(data, sizeof(data), "%s/data", root);
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		snprintf(rel, sizeof(rel), "%s/" RULES_D "/%s", files[i].dir,
+			 files[i].name);
+		snprintf(text, sizeof(text), files[i].rule, data);
+		tree_file(root, rel, text);
+	}
+	for (size_t i = 0; i < 5; i++) {
+		snprintf(rel, sizeof(rel), "data/%s/x", order[i]);
+		if (*order[i])
+			tree_file(root, rel, "");
+	}
+	snprintf(want, wsize, "exec %s/a\nexec /\nlib %s/b\nexec %s/c\n"
+		 "lib %s/d\n", data, data, data, data);
+}
+
+TEST(load_merges_rules_d_by_name_etc_over_run_over_usr_lib)
+{
+	char root[PATH_MAX / 2], want[5 * PATH_MAX];
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1 };
+
+	fake_default(&f);
+	rules_d_tree(root, sizeof(root), want, sizeof(want));
+	EXPECT(&o, 0, "checked 5 rules from 5 files (dry run: nothing "
+	       "loaded)\n", "", "load", "--dry-run", "--root", root);
+	NEEDS_CAP(&o, "load", "--root", root);
+	EXPECT(&o, 0, "loaded 5 rules from 5 files\n", "", "load", "--root",
+	       root);
+	CHECK_FAKE(&f, "rules", want);
+	return 0;
+}
+
+TEST(load_of_rules_d_names_the_file_and_line_of_an_error)
+{
+	char root[PATH_MAX / 2], want[5 * PATH_MAX], file[PATH_MAX];
+	struct fake f;
+
+	fake_default(&f);
+	rules_d_tree(root, sizeof(root), want, sizeof(want));
+	snprintf(file, sizeof(file), "%s/run/" RULES_D "/40-run.rules", root);
+	write_file(file, "exec /\n");
+	snprintf(want, sizeof(want), "denywritectl: load: %s:1: a rule for / "
+		 "is already in %s/usr/lib/" RULES_D "/10-base.rules:1\n",
+		 file, root);
+	EXPECT(&(struct opts){ .sfs = &f, .uid = -1 }, 1, "", want, "load",
+	       "--root", root);
+	write_file(file, "exec /tmp\nbogus /\n");
+	snprintf(want, sizeof(want), "denywritectl: load: %s:2: unknown scope "
+		 "'bogus' (exec, lib or all)\n", file);
+	EXPECT(&(struct opts){ .sfs = &f, .uid = -1 }, 1, "", want, "load",
+	       "--root", root);
+	CHECK_FAKE(&f, "rules", "exec /\nlib,ignore-writers /usr/lib\n");
+	return 0;
+}
+
+TEST(load_without_rules_d_files_refuses_to_clear)
+{
+	char root[PATH_MAX];
+	struct fake f;
+
+	fake_default(&f);
+	make_tmpdir(root, sizeof(root), "emptyroot");
+	EXPECT(&(struct opts){ .sfs = &f, .uid = -1 }, 1, "",
+	       "denywritectl: load: no rules in 0 files: refusing to clear the "
+	       "policy (--allow-empty does)\n", "load", "--root", root);
+	return 0;
+}
+
+const struct test load_tests[] = {
+	T(load_writes_the_whole_policy_and_says_how_much),
+	T(load_quiet_prints_nothing),
+	T(load_of_empty_input_is_refused_without_allow_empty),
+	T(load_allow_empty_clears_the_rules),
+	T(load_rejects_unknown_scope_with_file_and_line),
+	T(load_of_a_missing_file_fails),
+	T(load_stops_at_the_kernels_limits),
+	T(load_of_200000_rule_lines_stops_within_a_second),
+	T(load_of_an_11_mb_200000_line_file_takes_under_a_second),
+	T(load_rejects_a_missing_path_naming_file_and_line),
+	T(load_rejects_one_directory_named_twice),
+	T(load_warns_about_a_lib_rule_on_a_whole_tree),
+	T(load_dry_run_needs_no_privilege_and_no_securityfs),
+	T(load_reads_several_files_as_one_policy),
+	T(load_merges_rules_d_by_name_etc_over_run_over_usr_lib),
+	T(load_of_rules_d_names_the_file_and_line_of_an_error),
+	T(load_without_rules_d_files_refuses_to_clear),
+	{ NULL, NULL },
+};

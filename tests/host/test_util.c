@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0
+/* Escaping for text output, and the hash index. */
+#include "test.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+#include "util.h"
+
+static const struct {
+	const char *in;
+	const char *out;
+} escapes[] = {
+	{ "/usr/lib/libc.so.6", "/usr/lib/libc.so.6" },
+	{ "line\nforged", "line\\nforged" },
+	{ "\t\r", "\\t\\r" },
+	{ "\x1b[31mred\x1b[0m", "\\x1b[31mred\\x1b[0m" },
+	{ "del\x7f", "del\\x7f" },
+	{ "a\\nb", "a\\\\nb" },			/* a backslash is not a newline */
+	{ "caf\xc3\xa9 \xe2\x82\xac", "caf\xc3\xa9 \xe2\x82\xac" },	/* UTF-8 */
+	{ "latin1 \xe9", "latin1 \\xe9" },
+	{ "c1 csi \xc2\x9b" "2J", "c1 csi \\xc2\\x9b2J" },	/* U+009B */
+	{ "nbsp \xc2\xa0", "nbsp \xc2\xa0" },
+	{ "cut \xe2\x82", "cut \\xe2\\x82" },
+	{ "", "" },
+};
+
+TEST(esc_escapes_control_characters_and_invalid_utf8)
+{
+	for (size_t i = 0; i < sizeof(escapes) / sizeof(escapes[0]); i++) {
+		const char *got = esc(escapes[i].in);
+
+		CHECK(strcmp(got, escapes[i].out) == 0, "case %zu: got '%s', "
+		      "want '%s'", i, got, escapes[i].out);
+	}
+	return 0;
+}
+
+TEST(esc_results_stay_valid_for_several_calls)
+{
+	const char *a = esc("a\n"), *b = esc("b\t"), *c = esc("c");
+
+	CHECK(!strcmp(a, "a\\n") && !strcmp(b, "b\\t") && !strcmp(c, "c"),
+	      "got '%s' '%s' '%s'", a, b, c);
+	return 0;
+}
+
+TEST(esc_never_gives_two_strings_the_same_text)
+{
+	static const char *const pairs[][2] = {
+		{ "\n", "\\n" },
+		{ "\xe9", "\\xe9" },
+		{ "\\", "\\\\" },
+	};
+
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		char a[64];
+
+		snprintf(a, sizeof(a), "%s", esc(pairs[i][0]));
+		CHECK(strcmp(a, esc(pairs[i][1])) != 0, "'%s' collides", a);
+	}
+	return 0;
+}
+
+struct items {
+	uint64_t key[2000];
+};
+
+static bool item_eq(const void *ctx, size_t pos)
+{
+	const struct items *it = ((const void *const *)ctx)[0];
+	const uint64_t *key = ((const void *const *)ctx)[1];
+
+	return it->key[pos] == *key;
+}
+
+TEST(hash_index_finds_every_item_and_nothing_else)
+{
+	struct items *it = malloc(sizeof(*it));
+	struct hindex h = { 0 };
+	size_t n = sizeof(it->key) / sizeof(it->key[0]);
+	long bad = -2;
+
+	CHECK(it, "malloc");
+	for (size_t i = 0; i < n; i++) {
+		it->key[i] = i * 7919;
+		/* a weak hash on purpose: many collisions */
+		hindex_add(&h, it->key[i] % 97, i);
+	}
+	for (size_t i = 0; i < n + 10 && bad == -2; i++) {
+		uint64_t key = i * 7919;
+		const void *ctx[2] = { it, &key };
+		long pos = hindex_find(&h, key % 97, item_eq, ctx);
+
+		if (pos != (i < n ? (long)i : -1))
+			bad = (long)i;
+	}
+	hindex_free(&h);
+	free(it);
+	CHECK(bad == -2, "item %ld not found, or found wrongly", bad);
+	CHECK(hash_bytes("a", 1) != hash_bytes("b", 1), "hash");
+	return 0;
+}
+
+const struct test util_tests[] = {
+	T(esc_escapes_control_characters_and_invalid_utf8),
+	T(esc_results_stay_valid_for_several_calls),
+	T(esc_never_gives_two_strings_the_same_text),
+	T(hash_index_finds_every_item_and_nothing_else),
+	{ NULL, NULL },
+};
