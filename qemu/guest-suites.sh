@@ -208,6 +208,7 @@ suite_lsm() {
 	prctl_exe_file_protected enforce
 	path_tests
 	policy_reads_are_atomic
+	/tests/bin/sfstest
 	cli_without_securityfs
 	[ -f /tests/cli.sh ] && sh /tests/cli.sh
 	kmemleak_check
