@@ -302,14 +302,11 @@ static int exec_memfd_fn(const void *arg)
 int hold_memfd(const struct cov_case *c, struct run *r, char *why,
 	       size_t whylen)
 {
-	char fd[32];
-
 	(void)c;
 	if (spawn_fn(&r->proc, exec_memfd_fn, NULL, why, whylen))
 		return -1;
-	snprintf(fd, sizeof(fd), "fd/%d", MEMFD_EXEC_FD);
-	snprintf(r->target[0].path, sizeof(r->target[0].path), "/proc/%d/%s",
-		 (int)r->proc.pid, fd);
+	snprintf(r->target[0].path, sizeof(r->target[0].path), "/proc/%d/fd/%d",
+		 (int)r->proc.pid, MEMFD_EXEC_FD);
 	snprintf(r->target[1].path, sizeof(r->target[1].path), "/proc/%d/exe",
 		 (int)r->proc.pid);
 	return 0;
@@ -393,19 +390,18 @@ static int pivot_into_tmpfs(const char *dir)
 	return PV_OK;
 }
 
-/* Sends {stage, errno, result of add, pid of the program}, then waits for
- * a command, kills the program and answers. */
+/* Sends {stage reached, errno, errno of the add}, then waits for a
+ * command, kills the program and answers. */
 static void pivot_helper(int cmd, int res, void *arg)
 {
 	const struct run *r = arg;
-	struct exec_at x = { -1, r->name, AT_EMPTY_PATH };
+	struct exec_at x = { -1, "", AT_EMPTY_PATH };
 	struct proc p = { -1, -1, -1 };
 	char path[PATH_MAX], why[256], c;
-	int out[4] = { PV_OK, 0, 0, -1 };
+	int out[3] = { PV_OK, 0, 0 };
 
 	snprintf(path, sizeof(path), "%s/%s", r->dir, r->name);
-	x.dirfd = open(path, O_PATH | O_CLOEXEC);
-	x.name = "";
+	x.dirfd = open(path, O_PATH | O_CLOEXEC); /* kept from before */
 	if (x.dirfd < 0)
 		out[0] = PV_OPEN;
 	else if (unshare(CLONE_NEWNS) ||
@@ -429,8 +425,7 @@ static void pivot_helper(int cmd, int res, void *arg)
 		out[0] = PV_SPAWN;
 		out[1] = EIO;
 	}
-	out[3] = p.pid;
-	send_ints(res, out, 4);
+	send_ints(res, out, 3);
 	while (read(cmd, &c, 1) < 0 && errno == EINTR)
 		;
 	proc_kill(&p);
@@ -441,11 +436,11 @@ static void pivot_helper(int cmd, int res, void *arg)
 int hold_pivot_root(const struct cov_case *c, struct run *r, char *why,
 		    size_t whylen)
 {
-	int out[4];
+	int out[3];
 
 	(void)c;
 	if (helper_start(&r->helper, pivot_helper, r) ||
-	    helper_recv(&r->helper, out, 4, WAIT_MS)) {
+	    helper_recv(&r->helper, out, 3, WAIT_MS)) {
 		snprintf(why, whylen, "pivot_root helper: %s", errtxt(errno));
 		return -1;
 	}
