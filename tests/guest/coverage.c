@@ -17,7 +17,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/falloc.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +32,9 @@
 #define EXEC_ROOT "exec /"
 #define IGNORE_WRITERS "exec,ignore-writers " EXT4_DIR
 
-/* Probes of the two names of an overlay file, as root. */
+/* open(O_WRONLY) of target i as user u must give errno e (0: succeed);
+ * a refusal counts in denied_write.  OVL_DENIED: both names of an overlay
+ * file, the merged one and the real one in its layer, refused. */
 #define WRITE_AS(w, i, u, e) { w, probe_write, i, u, e, CT_WRITE, 0, NULL }
 #define DENIED(w, i) WRITE_AS(w, i, 0, ETXTBSY)
 #define ALLOWED(w, i) WRITE_AS(w, i, 0, 0)
