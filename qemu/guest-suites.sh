@@ -204,6 +204,7 @@ suite_lsm() {
 	check boot_default_mode_is_enforce file_is $d/mode enforce
 	check boot_default_rules_are_exec_root file_is $d/rules "exec /"
 	/tests/bin/dwtest --kernel lsm
+	/tests/bin/coverage
 	prctl_exe_file_with_writer 26 enforce
 	prctl_exe_file_protected enforce
 	path_tests
