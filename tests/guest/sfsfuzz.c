@@ -77,7 +77,7 @@ static const struct target {
 		    { EINVAL, ENOENT, E2BIG, ENAMETOOLONG, ENOTDIR, ELOOP,
 		      EEXIST } },
 	[T_DEL] = { "del", 15, { EINVAL, ENOENT, E2BIG } },
-	[T_MODE] = { "mode", 10, { EINVAL, E2BIG } },
+	[T_MODE] = { "mode", 10, { EINVAL } },
 	[T_QUERY] = { "query", 15,
 		      { EINVAL, ENOENT, E2BIG, ENAMETOOLONG, ENOTDIR, ELOOP } },
 };
@@ -361,6 +361,12 @@ static const char *success_invalid(enum tid t, const struct buf *b,
 
 	if (bad)
 		return bad;
+	if (!b->len) {	/* a write of nothing changes nothing */
+		if (!text_is(&after->mode, before->mode.p, before->mode.len) ||
+		    !text_is(&after->rules, before->rules.p, before->rules.len))
+			return "an empty write changed the policy";
+		return NULL;
+	}
 	if (t != T_MODE && !text_is(&after->mode, before->mode.p, before->mode.len))
 		return "the mode changed";
 	switch (t) {
