@@ -54,7 +54,7 @@ demo() {
 	step ok denywritectl mode audit
 	step ok cp /tests/bin/sleeper /tmp/prog
 	sleep 1
-	step ok sh -c 'dmesg | grep "denywrite op=" | tail -2'
+	step ok sh -c 'dmesg | grep "lsm=denywrite op=" | tail -2'
 	kill $prog
 	wait $prog 2>/dev/null
 	denywritectl mode enforce
