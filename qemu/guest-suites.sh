@@ -33,7 +33,7 @@ boot      60   group_checks boot_lsm
 dwtest    600  /tests/bin/dwtest --kernel lsm
 prctl     60   group_prctl 26 enforce protect
 paths     120  group_paths
-atomic    60   group_atomic_reads
+atomic    300  group_atomic_reads
 nosfs     60   group_cli_without_securityfs
 cli       300  sh /tests/cli.sh
 '
@@ -123,12 +123,14 @@ table_rows() {
 # one line a row.  If SETUP fails, every row FAILs without running.
 # Returns 1 if a check failed.
 run_table() {
+	# The rows' "set --" replaces $1..., so keep the arguments first.
+	setup=${2:-} teardown=${3:-}
 	n=$(($(table_rows "$1" | wc -l)))
 	echo "PLAN ${DWTEST_GROUP:?run shell groups through dwrun} $n"
 	table_failed=0
 	setup_err=
-	if [ -n "${2:-}" ] && ! "$2" >&2 </dev/null; then
-		setup_err="setup ($2) failed, see the console"
+	if [ -n "$setup" ] && ! "$setup" >&2 </dev/null; then
+		setup_err="setup ($setup) failed, see the console"
 	fi
 	table_rows "$1" >/tmp/table.$$
 	while read -r row; do
@@ -144,7 +146,7 @@ run_table() {
 		verdict "$name" "$got" "$want"
 	done </tmp/table.$$
 	rm -f /tmp/table.$$
-	[ -n "${3:-}" ] && "$3" >&2 </dev/null
+	[ -n "$teardown" ] && "$teardown" >&2 </dev/null
 	return $table_failed
 }
 
@@ -333,6 +335,8 @@ policy_reads() {
 	wait $writer 2>/dev/null
 	denywritectl load $a/saved >&2
 	rm -rf $a
+	printf 'STAT %s reads_old %s\nSTAT %s reads_new %s\n' \
+		"$DWTEST_GROUP" $na "$DWTEST_GROUP" $nb >&3
 	if [ $bad = 0 ] && [ $na -gt 0 ] && [ $nb -gt 0 ]; then
 		echo whole
 	else

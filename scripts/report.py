@@ -175,11 +175,11 @@ class Parser:
             return
         if self.cur is not None:
             self.cur.problems.append(
-                ("exit", f"PLAN {f[1]} (line {no}) came before its EXIT"))
+                ("plan_inside", f"PLAN {f[1]} (line {no}) came before its EXIT"))
         g = self.s.group(f[1])
         g.plans += 1
         if g.plans > 1:
-            g.problems.append(("plan", f"PLAN printed {g.plans} times (line {no})"))
+            g.problems.append(("plan_twice", f"PLAN printed {g.plans} times (line {no})"))
         g.plan = int(f[2])
         self.cur = g
 
@@ -192,7 +192,7 @@ class Parser:
         g.exits += 1
         g.exit = f[2]
         if g.exits > 1:
-            g.problems.append(("exit", f"EXIT printed {g.exits} times (line {no})"))
+            g.problems.append(("exit_twice", f"EXIT printed {g.exits} times (line {no})"))
         self.cur = None
 
     def on_end(self, no, line):
@@ -225,7 +225,7 @@ class Parser:
         d = getattr(self.cur, table)
         if key in d:
             self.cur.problems.append(
-                ("matrix", f"{line.split()[0]} {' '.join(key)} printed twice"))
+                ("matrix_twice", f"{line.split()[0]} {' '.join(key)} printed twice"))
         d[key] = value
 
     def on_cell(self, no, line):
@@ -269,7 +269,7 @@ def kunit_group(console):
         return None
     g.plan, g.plans = plan, 1
     if top_results != top_plan:
-        g.problems.append(("plan", f"KTAP plan 1..{top_plan}, "
+        g.problems.append(("ktap_plan", f"KTAP plan 1..{top_plan}, "
                                    f"{top_results} test suites reported"))
     return g
 
@@ -312,24 +312,24 @@ def check_group(s, g):
                                    "many checks it would run"))
     elif g.plan is not None and len(g.results) != g.plan:
         few = "fewer" if len(g.results) < g.plan else "more"
-        g.problems.append(("plan", f"PLAN {g.plan}, but {len(g.results)} "
+        g.problems.append(("count", f"PLAN {g.plan}, but {len(g.results)} "
                                    f"results ({few})"))
     if not g.synthetic:
         if g.exits == 0:
             g.problems.append(("exit", "no EXIT line: the suite stopped "
                                        "inside it (crash, panic or timeout)"))
         elif g.exit != "0":
-            g.problems.append(("exit", describe_exit(g.exit)))
+            g.problems.append(("status", describe_exit(g.exit)))
         if s.declared is not None and g.name not in s.declared:
             g.problems.append(("declared", "not in the suite's GROUPS line"))
     for key, expected in g.cells.items():
         if key not in g.matrix:
-            g.problems.append(("matrix", "missing matrix cell "
+            g.problems.append(("missing_cell", "missing matrix cell "
                                f"[{key[0]}] {key[1]} {key[2]} "
                                f"(expected {expected})"))
     for key in g.matrix:
         if key not in g.cells:
-            g.problems.append(("matrix", f"MATRIX [{key[0]}] {key[1]} "
+            g.problems.append(("no_cell", f"MATRIX [{key[0]}] {key[1]} "
                                          f"{key[2]} without a CELL line"))
 
 
@@ -340,13 +340,14 @@ def check_suite(s, run_id, console):
                          "(build failure, or it never booted)")
         return
     if s.suite_lines == 0:
-        s.problem("header", "no SUITE line: not results of this run")
+        s.problems = [("header", "no SUITE line: not results of this run, "
+                                 "nothing counted")]
         return
     if s.suite_lines > 1:
         s.problem("header", f"{s.suite_lines} SUITE lines")
     if s.run_id != run_id:
-        s.problem("stale", f"results of run {s.run_id}, not of this run "
-                           f"({run_id}): stale, nothing counted")
+        s.problems = [("stale", f"results of run {s.run_id}, not of this "
+                                f"run ({run_id}): stale, nothing counted")]
         return
     s.counted = True
     if s.declared is None:
@@ -395,16 +396,26 @@ class Tally:
         self.failures.append(f"{where}: {why}")
 
 
+def collapse(problems):
+    """One problem per kind: the first, and how many more there were."""
+    first, count = {}, {}
+    for what, why in problems:
+        first.setdefault(what, why)
+        count[what] = count.get(what, 0) + 1
+    return [(w, first[w] + (f" (and {count[w] - 1} more)" if count[w] > 1 else ""))
+            for w in first]
+
+
 def tally_suite(t, s):
     """Count one suite; returns its row: declared, ran, passed, skipped, failed."""
     before = len(t.failures)
-    for what, why in s.problems:
+    for what, why in collapse(s.problems):
         t.fail(f"{s.name}/{what}", why)
     rows = []
     seen = {}
     for g in s.groups.values() if s.counted else []:
         g_before = len(t.failures)
-        for what, why in g.problems:
+        for what, why in collapse(g.problems):
             t.fail(f"{s.name}/{g.name}", why)
         passed = skipped = 0
         for kind, name, why in g.results:
