@@ -51,10 +51,15 @@ guest-progs: deps
 initramfs: cli guest-progs
 	@$(MAKE) -s $(INITRD)
 
-$(INITRD): scripts/mkinitramfs.sh qemu/init qemu/guest-suites.sh qemu/demo.sh \
-		$(wildcard tests/guest/*.sh) $(CLI) $(wildcard tests/guest/bin/*)
+# The guest's content is the list in qemu/initramfs.list: a listed file that
+# is missing fails the build (no rule to make it), and editing the list
+# (removing a file from the guest) rebuilds the image.
+INITRD_LIST := qemu/initramfs.list
+INITRD_FILES := $(shell sed 's/\#.*//' $(INITRD_LIST) | awk 'NF { print $$1 }')
+
+$(INITRD): scripts/mkinitramfs.sh $(INITRD_LIST) $(INITRD_FILES)
 	@echo "initramfs: $@"
-	@scripts/mkinitramfs.sh $@
+	@scripts/mkinitramfs.sh $@ $(INITRD_LIST)
 
 # Host unit tests: fast, no VM.
 check-host: deps

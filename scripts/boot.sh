@@ -3,11 +3,11 @@
 # boot.sh --interactive BZIMAGE INITRD "KERNEL ARGS"  (console on stdio)
 #
 # QEMU_ACCEL (default tcg; kvm where it works), QEMU_TIMEOUT (seconds,
-# default 900), QEMU_MEM (default 1024 MiB).  The guest ends the VM with
+# default 1200), QEMU_MEM (default 1024 MiB).  The guest ends the VM with
 # "reboot -f" under -no-reboot; the timeout is only a safety net.
 set -eu
 accel=${QEMU_ACCEL:-tcg}
-limit=${QEMU_TIMEOUT:-900}
+limit=${QEMU_TIMEOUT:-1200}
 mem=${QEMU_MEM:-1024}
 common="-accel $accel -cpu max,la57=off -m $mem -smp 2 -no-reboot -nodefaults -display none"
 
@@ -20,8 +20,12 @@ if [ "$1" = --interactive ]; then
 fi
 
 kernel=$1 initrd=$2 log=$3 args=$4
+# Nothing of an earlier boot may be read as this one's: empty LOGDIR.
 mkdir -p "$log"
-rm -f "$log/console.log" "$log/results.log"
+find "$log" -mindepth 1 -delete
+for f in "$kernel" "$initrd"; do
+	[ -f "$f" ] || { echo "boot: $f: no such file" >&2; exit 1; }
+done
 start=$(date +%s)
 rc=0
 # shellcheck disable=SC2086
@@ -29,6 +33,9 @@ timeout "$limit" qemu-system-x86_64 $common -kernel "$kernel" -initrd "$initrd" 
 	-append "console=ttyS0 panic=-1 $args" \
 	-serial "file:$log/console.log" -serial "file:$log/results.log" \
 	</dev/null || rc=$?
-echo "boot: $(basename "$log"): QEMU exited with $rc after $(($(date +%s) - start)) s" >&2
+secs=$(($(date +%s) - start))
+# For the report: how QEMU ended (124: timed out) and how long it ran.
+printf 'qemu_exit %s\nseconds %s\n' "$rc" "$secs" >"$log/boot.status"
+echo "boot: $(basename "$log"): QEMU exited with $rc after $secs s" >&2
 [ $rc = 124 ] && echo "boot: $(basename "$log"): timed out after $limit s" >&2
 exit $rc

@@ -1,75 +1,136 @@
 #!/bin/sh
 # test.sh all|stock
 #
-# all: host unit tests, then the patched kernel booted with denywrite (the
-# LSM suite and the matrix of modes x rule sets x scenarios), with boot
-# parameters, without denywrite (the removal alone), and the stock kernel;
-# then one report whose last line is "N passed, N failed".
+# all: the report's own tests, the host unit tests, the static checks, then
+# the patched kernel booted with denywrite (suite lsm: the LSM suite and the
+# matrix of modes x rule sets x scenarios), with boot parameters (params),
+# without denywrite (removed, the backport alone), and the stock kernel
+# (stock); then one report whose last line is "N passed, N failed".
 # stock: only the stock kernel.
+#
+# Every suite writes build/test/SUITE/results.log in the same format (see
+# scripts/report.py): the guest ones through the second serial port, the
+# host ones (steps, report, host) here.  build/test is emptied first, and a
+# run id goes into each SUITE line, so nothing of an earlier run is ever
+# counted; a kernel that fails to build is never booted.
 set -u
 what=$1
 top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
+cd "$top" || exit 1
 out=build/test
-mkdir -p "$out"
 make="make --no-print-directory -s"
 bz=build/obj/arch/x86/boot/bzImage
 bz_stock=build/obj-stock/arch/x86/boot/bzImage
 initrd=build/initramfs.cpio.gz
 start=$(date +%s)
+runid="$start-$$"
 
-failed_step() {	# a step that fails becomes a FAIL line of its own
-	echo "FAIL $1: see the output above" >>"$out/steps.log"
+# The host-side steps, declared before any runs (PLAN steps N).
+if [ "$what" = all ]; then
+	steps="cli_static_analysis_is_clean patched_kernel_builds
+		checkpatch_strict_is_clean tree_has_2021_map_denywrite_removal
+		kerneldoc_is_clean stock_kernel_builds"
+	host_suites="report host steps"
+	guest_suites="lsm params removed stock"
+	# Only this run's results: start from an empty directory.
+	rm -rf "$out"
+else
+	steps="stock_kernel_builds"
+	host_suites="steps"
+	guest_suites="stock"
+	# Keep the last make test's lsm results: the report shows (never
+	# counts) its matrix beside the stock kernel's.
+	rm -rf "$out/stock" "$out/steps" "$out/run.id"
+fi
+mkdir -p "$out"
+echo "$runid" >"$out/run.id"
+
+log_of() { echo "$out/$1/results.log"; }
+
+suite_begin() {	# suite_begin SUITE GROUP...: a host-side suite's header
+	s=$1
+	shift
+	mkdir -p "$out/$s"
+	printf 'SUITE %s %s\nGROUPS %s\n' "$s" "$runid" "$*" >"$(log_of "$s")"
 }
 
-step() {	# step NAME COMMAND...: a PASS or FAIL line for a whole command
+# host_suite SUITE COMMAND...: a host-side suite of one group of the same
+# name, whose PLAN and results COMMAND prints on stdout.
+host_suite() {
+	s=$1
+	shift
+	suite_begin "$s" "$s"
+	t0=$(date +%s)
+	"$@" >>"$(log_of "$s")" 2>"$out/$s/stderr.log"
+	rc=$?
+	printf 'STAT %s seconds %s\nEXIT %s %s\nEND %s\n' "$s" \
+		$(($(date +%s) - t0)) "$s" "$rc" "$s" >>"$(log_of "$s")"
+	[ $rc = 0 ] || cat "$out/$s/stderr.log" >&2
+}
+
+# step NAME COMMAND...: one PASS or FAIL line in the steps suite.
+step() {
 	name=$1
 	shift
 	if "$@"; then
-		echo "PASS $name" >>"$out/steps.log"
-	else
-		failed_step "$name"
+		echo "PASS $name" >>"$(log_of steps)"
+		return 0
 	fi
+	echo "FAIL $name: see the output of make test" >>"$(log_of steps)"
+	steps_failed=1
+	return 1
 }
 
-boot() {	# boot SUITE KERNEL ARGS
-	rm -rf "${out:?}/$1"
-	scripts/boot.sh "$2" "$initrd" "$out/$1" "$3 dwsuite=$1" || true
+skip_step() {	# skip_step NAME REASON: it could not run (a failure)
+	echo "SKIP $1: $2" >>"$(log_of steps)"
 }
 
-rm -f "$out/steps.log" "$out/host.log"
-touch "$out/steps.log"
+boot() {	# boot SUITE KERNEL ARGS (boot.sh empties build/test/SUITE first)
+	scripts/boot.sh "$2" "$initrd" "$out/$1" "$3 dwsuite=$1 dwrun=$runid" || true
+}
+
+kerneldoc() {
+	(cd build/linux &&
+		o=$(scripts/kernel-doc -none -Wall security/denywrite/*.[ch] 2>&1) &&
+		[ -z "$o" ] || { echo "$o"; false; })
+}
+
+steps_failed=0
+suite_begin steps steps
+echo "PLAN steps $(echo $steps | wc -w)" >>"$(log_of steps)"
 
 if [ "$what" = all ]; then
+	echo "== tests of the report"
+	host_suite report python3 tests/report/run.py
 	echo "== host unit tests"
-	$make check-host >"$out/host.log" 2>&1 || true
-	grep -E '^(PASS|FAIL) ' "$out/host.log" | grep '^FAIL' || true
-	grep -q '^PASS ' "$out/host.log" || { cat "$out/host.log"; failed_step host_unit_tests_run; }
+	host_suite host $make check-host
 	echo "== static analysis of denywritectl"
 	step cli_static_analysis_is_clean $make -C policy-tool analyze
 	echo "== building (patched kernel, CLI, guest)"
-	if $make kernel initramfs; then
+	if step patched_kernel_builds $make kernel initramfs; then
 		step checkpatch_strict_is_clean scripts/checkpatch.sh build/linux
 		step tree_has_2021_map_denywrite_removal scripts/check-2021-series.sh build/linux
-		step kerneldoc_is_clean sh -c 'cd build/linux &&
-			out=$(scripts/kernel-doc -none -Wall security/denywrite/*.[ch] 2>&1) &&
-			[ -z "$out" ] || { echo "$out"; false; }'
+		step kerneldoc_is_clean kerneldoc
 		echo "== booting the patched kernel"
 		boot lsm "$bz" "lsm=capability,denywrite"
 		boot params "$bz" "lsm=capability,denywrite denywrite.mode=audit denywrite.default=none"
 		boot removed "$bz" "lsm=capability"
 	else
-		failed_step patched_kernel_builds
+		for s in checkpatch_strict_is_clean tree_has_2021_map_denywrite_removal kerneldoc_is_clean; do
+			skip_step $s "the patched kernel did not build"
+		done
 	fi
 fi
 echo "== building the stock kernel"
-if $make kernel-stock initramfs; then
+if step stock_kernel_builds $make kernel-stock initramfs; then
 	boot stock "$bz_stock" "lsm=capability"
-else
-	failed_step stock_kernel_builds
 fi
+printf 'EXIT steps %s\nEND steps\n' "$steps_failed" >>"$(log_of steps)"
+
 echo "== report ($(($(date +%s) - start)) s)"
-if [ "$what" = all ]; then
-	exec scripts/report.py "$out" host lsm params removed stock
-fi
-exec scripts/report.py "$out" stock
+hosts=
+for s in $host_suites; do
+	hosts="$hosts --host $s"
+done
+# shellcheck disable=SC2086
+exec scripts/report.py $hosts "$out" $guest_suites

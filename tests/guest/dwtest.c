@@ -3,10 +3,15 @@
  *   dwtest --kernel stock|removed|lsm [--only NAME[,NAME...]]
  *          [--bin DIR] [--cli PATH] [--sfs DIR]
  *
- * stdout carries only "PASS <name>", "FAIL <name>: <reason>" and
- * "MATRIX <ruleset-or-> <mode> <scenario> <ETXTBSY|ok|other:X>" lines;
- * diagnostics go to stderr.  Exit 0 if every check passed, 1 otherwise,
- * 2 on a usage error.
+ * stdout follows the suite's accounting (README "Tests"): first
+ * "PLAN <group> <N>", N counted from the tables before anything runs, and
+ * one "CELL <ruleset-or-> <mode> <scenario> <ETXTBSY|ok>" line for every
+ * matrix cell the model expects; then exactly N "PASS <name>",
+ * "FAIL <name>: <reason>" or "SKIP <name>: <reason>" lines, one
+ * "MATRIX <ruleset-or-> <mode> <scenario> <ETXTBSY|ok|other:X>" line for
+ * each CELL, and "STAT <group> <key> <value>" figures.  <group> is
+ * $DWTEST_GROUP (set by dwrun), else "dwtest".  Diagnostics go to stderr.
+ * Exit 0 if nothing failed, 1 otherwise, 2 on a usage error (before PLAN).
  *
  * Each test unit (one scenario in one (rule set, mode) cell, or one extra
  * test) runs in its own forked process group with a timeout; the driver
@@ -93,21 +98,36 @@ static struct {
 	int out_fd; /* pipe to the driver inside a unit, -1 in the driver */
 	const char *const *names;
 	bool emitted[MAX_CHECKS];
-	int passes, fails;
+	int passes, fails, skips;
 } out = { .out_fd = -1 };
+
+static const char *group(void)
+{
+	const char *g = getenv("DWTEST_GROUP");
+
+	return g && *g ? g : "dwtest";
+}
+
+/* The check name of a PASS/FAIL/SKIP line, or NULL. */
+static const char *result_name(const char *line)
+{
+	static const char *const kinds[] = { "PASS ", "FAIL ", "SKIP " };
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!strncmp(line, kinds[i], 5))
+			return line + 5;
+	return NULL;
+}
 
 /* Mark a declared check name as reported if line is its PASS/FAIL line. */
 static void note_line(const char *line)
 {
-	for (int i = 0; out.names && i < MAX_CHECKS && out.names[i]; i++) {
-		size_t n = strlen(out.names[i]);
-		const char *rest = NULL;
+	const char *rest = result_name(line);
 
-		if (!strncmp(line, "PASS ", 5))
-			rest = line + 5;
-		else if (!strncmp(line, "FAIL ", 5))
-			rest = line + 5;
-		if (rest && !strncmp(rest, out.names[i], n) &&
+	for (int i = 0; rest && out.names && i < MAX_CHECKS && out.names[i]; i++) {
+		size_t n = strlen(out.names[i]);
+
+		if (!strncmp(rest, out.names[i], n) &&
 		    (rest[n] == '\n' || rest[n] == ':'))
 			out.emitted[i] = true;
 	}
@@ -122,6 +142,8 @@ static void driver_line(const char *line)
 		out.fails++;
 	else if (!strncmp(line, "PASS ", 5))
 		out.passes++;
+	else if (!strncmp(line, "SKIP ", 5))
+		out.skips++;
 	note_line(line);
 }
 
@@ -151,19 +173,56 @@ static void put_line(const char *fmt, ...)
 		fprintf(stderr, "dwtest: lost line: %s", line);
 }
 
+/* put_line("<head><fmt...>"). */
+static void put_vline(const char *head, const char *fmt, va_list ap)
+{
+	char text[1536];
+
+	vsnprintf(text, sizeof(text), fmt, ap);
+	put_line("%s%s", head, text);
+}
+
+/* "KIND name: <fmt...>" */
+static void put_result(const char *kind, const char *name, const char *fmt,
+		       va_list ap)
+{
+	char head[1024];
+
+	snprintf(head, sizeof(head), "%s %s: ", kind, name);
+	put_vline(head, fmt, ap);
+}
+
 void emit_check(const char *name, bool pass, const char *fmt, ...)
 {
-	char reason[1536] = "";
 	va_list ap;
 
-	if (!pass) {
-		va_start(ap, fmt);
-		vsnprintf(reason, sizeof(reason), fmt, ap);
-		va_end(ap);
-		put_line("FAIL %s: %s", name, reason);
-	} else {
+	if (pass) {
 		put_line("PASS %s", name);
+		return;
 	}
+	va_start(ap, fmt);
+	put_result("FAIL", name, fmt, ap);
+	va_end(ap);
+}
+
+void emit_skip(const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	put_result("SKIP", name, fmt, ap);
+	va_end(ap);
+}
+
+void emit_stat(const char *key, const char *fmt, ...)
+{
+	char head[512];
+	va_list ap;
+
+	snprintf(head, sizeof(head), "STAT %s %s ", group(), key);
+	va_start(ap, fmt);
+	put_vline(head, fmt, ap);
+	va_end(ap);
 }
 
 void emit_matrix(const char *rs_label, const char *mode, const char *scenario,
@@ -335,6 +394,13 @@ struct matrix_job {
 	char name[256];
 };
 
+/* The model's verdict for a cell. */
+static bool job_denied(const struct matrix_job *j)
+{
+	return expect_denied(cfg.kernel, j->env.rs, j->env.mode, j->sc->scope,
+			     j->sc->loc);
+}
+
 static void probe_result(const struct probe *p, char *buf, size_t len)
 {
 	if (p->setup_failed)
@@ -354,8 +420,7 @@ static void matrix_unit(const void *arg)
 	const struct matrix_job *j = arg;
 	const struct scenario *s = j->sc;
 	bool lsm = cfg.kernel == K_LSM;
-	bool denied = expect_denied(cfg.kernel, j->env.rs, j->env.mode, s->scope,
-				    s->loc);
+	bool denied = job_denied(j);
 	bool would = lsm && j->env.mode == M_AUDIT &&
 		     covered(j->env.rs, s->scope, s->loc);
 	struct probe p = { 0 };
@@ -436,45 +501,109 @@ static void after_unit(const struct matrix_job *j)
 		fprintf(stderr, "dwtest: %s\n", why);
 }
 
-static void run_cell(char **only, enum ruleset rs, enum mode m)
+static void init_job(struct matrix_job *j, const struct scenario *s,
+		     enum ruleset rs, enum mode m)
 {
 	bool lsm = cfg.kernel == K_LSM;
+
+	j->sc = s;
+	j->env.rs = rs;
+	j->env.mode = m;
+	j->mode = lsm ? mode_names[m] : kernel_names[cfg.kernel];
+	j->rs_label = lsm ? rulesets[rs].label : NULL;
+	check_name(j->name, sizeof(j->name), s->name, job_denied(j), j->mode,
+		   j->rs_label);
+}
+
+/* Every matrix cell of this run, in the order they run: rule set by rule
+ * set, mode by mode (lsm; one cell otherwise), the scenarios in table
+ * order.  Fills jobs unless it is NULL; returns how many. */
+static size_t list_cells(char **only, struct matrix_job *jobs)
+{
+	bool lsm = cfg.kernel == K_LSM;
+	size_t n = 0;
+
+	for (int rs = lsm ? 0 : RS_NONE; rs < (lsm ? RS_COUNT : RS_NONE + 1); rs++) {
+		for (int m = 0; m < (lsm ? M_COUNT : 1); m++) {
+			for (size_t i = 0; i < n_scenarios; i++) {
+				const struct scenario *s = &scenarios[i];
+
+				if (!selected(only, s->name) || (s->lsm_only && !lsm))
+					continue;
+				if (jobs)
+					init_job(&jobs[n], s, (enum ruleset)rs,
+						 (enum mode)m);
+				n++;
+			}
+		}
+	}
+	return n;
+}
+
+/* The checks the selected extra tests declare (lsm only). */
+static size_t count_extra_checks(char **only)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; cfg.kernel == K_LSM && i < n_extras; i++)
+		for (size_t c = 0; selected(only, extras[i].name) && extras[i].checks[c]; c++)
+			n++;
+	return n;
+}
+
+static void run_cells(const struct matrix_job *jobs, size_t n)
+{
 	char policy_err[768] = "";
-	bool any = false;
 
-	for (size_t i = 0; i < n_scenarios; i++)
-		any |= selected(only, scenarios[i].name);
-	if (!any)
-		return;
-	if (lsm && apply_ruleset(rs, m, policy_err, sizeof(policy_err)))
-		fprintf(stderr, "dwtest: policy [%s] %s: %s\n", rulesets[rs].label,
-			mode_names[m], policy_err);
-
-	for (size_t i = 0; i < n_scenarios; i++) {
-		const struct scenario *s = &scenarios[i];
-		struct matrix_job j = { .sc = s, .env = { rs, m } };
+	for (size_t i = 0; i < n; i++) {
+		struct matrix_job j = jobs[i];
 		const char *names[2] = { j.name, NULL };
+		const char *label = j.rs_label ? j.rs_label : "-";
 		char crash[512];
 
-		if (!selected(only, s->name) || (s->lsm_only && !lsm))
-			continue;
-		j.mode = lsm ? mode_names[m] : kernel_names[cfg.kernel];
-		j.rs_label = lsm ? rulesets[rs].label : NULL;
-		check_name(j.name, sizeof(j.name), s->name,
-			   expect_denied(cfg.kernel, rs, m, s->scope, s->loc),
-			   j.mode, j.rs_label);
-		snprintf(crash, sizeof(crash), "%s %s %s", lsm ? j.rs_label : "-",
-			 j.mode, s->name);
+		if (cfg.kernel == K_LSM &&
+		    (i == 0 || j.env.rs != jobs[i - 1].env.rs ||
+		     j.env.mode != jobs[i - 1].env.mode)) {
+			policy_err[0] = '\0';
+			if (apply_ruleset(j.env.rs, j.env.mode, policy_err,
+					  sizeof(policy_err)))
+				fprintf(stderr, "dwtest: policy [%s] %s: %s\n", label,
+					j.mode, policy_err);
+		}
 		if (policy_err[0]) {
 			out.names = names;
-			emit_matrix(lsm ? j.rs_label : "-", j.mode, s->name, "other:setup");
+			emit_matrix(label, j.mode, j.sc->name, "other:setup");
 			emit_check(j.name, false, "policy not applied: %s", policy_err);
 			out.names = NULL;
 			continue;
 		}
+		snprintf(crash, sizeof(crash), "%s %s %s", label, j.mode, j.sc->name);
 		run_unit(names, matrix_unit, &j, UNIT_TIMEOUT_MS, crash);
 		after_unit(&j);
 	}
+}
+
+/* PLAN, then the expected outcome of every cell.  Returns the cells (or
+ * NULL with *n 0 on allocation failure, which exits). */
+static struct matrix_job *plan(char **only, size_t *n)
+{
+	size_t checks;
+	struct matrix_job *jobs;
+
+	*n = list_cells(only, NULL);
+	jobs = calloc(*n ? *n : 1, sizeof(*jobs));
+	if (!jobs) {
+		fprintf(stderr, "dwtest: out of memory\n");
+		exit(2);
+	}
+	list_cells(only, jobs);
+	checks = *n + count_extra_checks(only) + (cfg.kernel == K_LSM);
+	put_line("PLAN %s %zu", group(), checks);
+	for (size_t i = 0; i < *n; i++)
+		put_line("CELL %s %s %s %s", jobs[i].rs_label ? jobs[i].rs_label : "-",
+			 jobs[i].mode, jobs[i].sc->name,
+			 job_denied(&jobs[i]) ? "ETXTBSY" : "ok");
+	return jobs;
 }
 
 static void extra_unit(const void *arg)
@@ -526,6 +655,8 @@ int main(int argc, char **argv)
 {
 	const char *kernel = NULL;
 	char **only = NULL;
+	struct matrix_job *jobs;
+	size_t n_jobs;
 	ssize_t n;
 
 	cfg.cli = DEFAULT_CLI;
@@ -575,13 +706,12 @@ int main(int argc, char **argv)
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
+	jobs = plan(only, &n_jobs);
 	if (cfg.kernel != K_LSM) {
-		run_cell(only, RS_NONE, M_OFF);
+		run_cells(jobs, n_jobs);
 	} else {
 		printk_ratelimit_off();
-		for (int rs = 0; rs < RS_COUNT; rs++)
-			for (int m = 0; m < M_COUNT; m++)
-				run_cell(only, (enum ruleset)rs, (enum mode)m);
+		run_cells(jobs, n_jobs);
 		for (size_t i = 0; i < n_extras; i++)
 			if (selected(only, extras[i].name))
 				run_unit(extras[i].checks, extra_unit, &extras[i],
@@ -597,7 +727,9 @@ int main(int argc, char **argv)
 		out.names = NULL;
 		printk_ratelimit_restore();
 	}
+	free(jobs);
 	rm_rf(DW_DIR);
-	fprintf(stderr, "dwtest: %d passed, %d failed\n", out.passes, out.fails);
+	fprintf(stderr, "dwtest: %d passed, %d failed, %d skipped\n", out.passes,
+		out.fails, out.skips);
 	return out.fails ? 1 : 0;
 }

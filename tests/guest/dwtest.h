@@ -56,9 +56,17 @@ extern struct config cfg;
 const char *bin(const char *name);
 
 /* --- output of a test unit (runs in a forked child of the driver) ------ */
-/* Emit "PASS name" or "FAIL name: reason" (reason printf-style, one line). */
+/* Emit "PASS name" or "FAIL name: reason" (reason printf-style, one line).
+ * A unit emits each of its declared names exactly once (see run_unit). */
 void emit_check(const char *name, bool pass, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Emit "SKIP name: reason": the check did not run.  The report counts it
+ * apart and fails the run unless the suite allows that skip. */
+void emit_skip(const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* Emit "STAT <group> <key> <value>": a figure for the report. */
+void emit_stat(const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 void emit_matrix(const char *rs_label, const char *mode, const char *scenario,
 		 const char *result);
 /* FAIL every declared name of this unit not yet emitted. */

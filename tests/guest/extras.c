@@ -207,9 +207,12 @@ static void exec_race(void)
 		proc_kill(&e);
 		helper_stop(&w);
 	}
-	fprintf(stderr,
-		"dwtest: exec race: %d iterations in %.1f s: writer first %d, exec first %d, both succeeded %d, odd %d\n",
-		iters, (double)(now_us() - start) / 1e6, wwon, ewon, both, odd);
+	emit_stat("race_rounds", "%d", iters);
+	emit_stat("race_seconds", "%.1f", (double)(now_us() - start) / 1e6);
+	emit_stat("race_writer_first", "%d", wwon);
+	emit_stat("race_exec_first", "%d", ewon);
+	emit_stat("race_both_succeeded", "%d", both);
+	emit_stat("race_odd", "%d", odd);
 	if (both || odd) {
 		emit_check(RACE, false, "%d of %d iterations had both succeed, %d odd; %s",
 			   both, iters, odd, first_odd);

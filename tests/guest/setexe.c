@@ -7,8 +7,15 @@
  * The kernel refuses (EBUSY) while the old executable is still mapped, so,
  * like CRIU's restorer, we copy a small position-independent stub into an
  * anonymous executable mapping, and the stub unmaps every mapping of our
- * binary, calls prctl() and then pauses.  If prctl() fails, the stub exits
- * with its errno as status; on success /proc/PID/exe names FILE.
+ * binary, calls prctl() and then pauses.
+ *
+ * Success is explicit: once prctl() succeeded the stub prints
+ * "setexe: exe set" on stdout (and /proc/PID/exe names FILE), then pauses
+ * until killed.  If prctl() fails, the stub exits with its errno as
+ * status, printing nothing; any other failure, a usage error included,
+ * exits SETUP_FAILED (200, above every errno) with a message on stderr.
+ * So a caller that saw neither the line nor an exit within its timeout
+ * knows setexe is stuck, not that it succeeded.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +25,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* stub(ranges, count, fd): ranges are {addr, len} pairs to munmap. */
+/* stub(ranges, count, fd, msg, msglen): ranges are {addr, len} pairs to
+ * munmap; msg (in the stub's own page) is written to stdout on success. */
 extern const char stub_start[], stub_end[];
 __asm__(".text\n"
 	".globl stub_start\n"
@@ -26,6 +34,8 @@ __asm__(".text\n"
 	"	mov %rdi, %r12\n"
 	"	mov %rsi, %r13\n"
 	"	mov %rdx, %r14\n"
+	"	mov %rcx, %r15\n"
+	"	mov %r8, %rbx\n"
 	"1:	test %r13, %r13\n"
 	"	jz 2f\n"
 	"	mov (%r12), %rdi\n"
@@ -44,6 +54,11 @@ __asm__(".text\n"
 	"	syscall\n"
 	"	test %eax, %eax\n"
 	"	jnz 4f\n"
+	"	mov $1, %eax\n"		/* write(1, msg, msglen) */
+	"	mov $1, %edi\n"
+	"	mov %r15, %rsi\n"
+	"	mov %rbx, %rdx\n"
+	"	syscall\n"
 	"3:	mov $34, %eax\n"		/* pause */
 	"	syscall\n"
 	"	jmp 3b\n"
@@ -54,6 +69,9 @@ __asm__(".text\n"
 	"stub_end:\n");
 
 #define MAX_RANGES 32
+#define SETUP_FAILED 200
+#define READY_LINE "setexe: exe set\n"
+#define MSG_OFFSET 1536 /* in the stub's page: after the code, before ranges */
 
 /* Collect the mappings of our own binary from /proc/self/maps. */
 static int own_mappings(unsigned long *ranges)
@@ -90,27 +108,33 @@ int main(int argc, char **argv)
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: setexe FILE\n");
-		return 2;
+		return SETUP_FAILED;
 	}
 	fd = open(argv[1], O_RDONLY);
 	if (fd < 0) {
 		perror(argv[1]);
-		return 1;
+		return SETUP_FAILED;
 	}
 	page = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (page == MAP_FAILED) {
 		perror("mmap");
-		return 1;
+		return SETUP_FAILED;
+	}
+	if (code > MSG_OFFSET) {
+		fprintf(stderr, "setexe: stub too large\n");
+		return SETUP_FAILED;
 	}
 	memcpy(page, stub_start, code);
+	memcpy(page + MSG_OFFSET, READY_LINE, sizeof(READY_LINE) - 1);
 	ranges = (unsigned long *)(page + 2048);
 	n = own_mappings(ranges);
 	if (n <= 0) {
 		fprintf(stderr, "setexe: cannot find our own mappings\n");
-		return 1;
+		return SETUP_FAILED;
 	}
 	fflush(NULL);
-	((void (*)(unsigned long *, long, long))page)(ranges, n, fd);
-	return 1;	/* not reached */
+	((void (*)(unsigned long *, long, long, const char *, long))page)(
+		ranges, n, fd, page + MSG_OFFSET, (long)sizeof(READY_LINE) - 1);
+	return SETUP_FAILED;	/* not reached */
 }
