@@ -49,7 +49,7 @@ params    60   group_checks params
 suite_removed='
 removed   60   group_checks removed
 dwtest    300  /tests/bin/dwtest --kernel removed
-prctl     60   group_prctl ok removed
+prctl     60   group_prctl 13 removed protect
 '
 suite_stock='
 dwtest    300  /tests/bin/dwtest --kernel stock

@@ -442,25 +442,23 @@ def tally_suite(t, s):
     return rows, len(t.failures) - before
 
 
-def compare_with_stock(t, lsm, stock):
-    """Mode enforce + "exec /" must behave as the stock kernel, scenario by
-    scenario.  Returns the summary row."""
-    classic = {k[2]: v for k, v in lsm.matrix.items()
-               if k[0] == "exec /" and k[1] == "enforce"}
+def compare_with_stock(t, label, outcomes, stock):
+    """outcomes (scenario -> outcome) must be the stock kernel's, scenario
+    by scenario.  Returns the summary row."""
     ref = {k[2]: v for k, v in stock.matrix.items()}
-    common = [sc for sc in ref if sc in classic]
+    common = [sc for sc in ref if sc in outcomes]
     before = len(t.failures)
     if not common:
-        t.fail("compare/classic_compared_with_stock", "no common scenarios")
+        t.fail(f"compare/{label}_compared_with_stock", "no common scenarios")
     for sc in common:
-        if classic[sc] == ref[sc]:
+        if outcomes[sc] == ref[sc]:
             t.passed += 1
         else:
-            t.fail(f"compare/classic_matches_stock_{sc}",
-                   f"denywrite {classic[sc]}, stock {ref[sc]}")
+            t.fail(f"compare/{label}_matches_stock_{sc}",
+                   f"{label} {outcomes[sc]}, stock {ref[sc]}")
     n = len(common)
     failed = len(t.failures) - before
-    return ("classic", len(ref), n, n - (failed if common else 0), 0, failed,
+    return (label, len(ref), n, n - (failed if common else 0), 0, failed,
             "-", "")
 
 
@@ -543,9 +541,18 @@ def main_report(args):
         shown = [lsm_shown] + shown
     stock = by_name.get("stock")
     if stock and stock.counted and "lsm" in by_name and by_name["lsm"].counted:
-        row = compare_with_stock(t, by_name["lsm"].group("dwtest"),
-                                 stock.group("dwtest"))
+        # Mode enforce with "exec /" is the classic behaviour.
+        lsm = by_name["lsm"].group("dwtest")
+        classic = {k[2]: v for k, v in lsm.matrix.items()
+                   if k[0] == "exec /" and k[1] == "enforce"}
+        row = compare_with_stock(t, "classic", classic, stock.group("dwtest"))
         table.append(("compare", list(row[1:6]) + ["", ""], []))
+    if stock and stock.counted and "removed" in by_name and by_name["removed"].counted:
+        # Without denywrite, exec keeps the stock kernel's own denial.
+        removed = {k[2]: v for k, v in
+                   by_name["removed"].group("dwtest").matrix.items()}
+        row = compare_with_stock(t, "removed", removed, stock.group("dwtest"))
+        table.append(("compare-removed", list(row[1:6]) + ["", ""], []))
 
     print_summary(table)
     print_stats(suites)
