@@ -30,6 +30,7 @@ enum check {
 	CK_BASELINE,	   /* stats' protected is back to its baseline */
 	CK_WRITABLE,	   /* the files are writable once all is reaped */
 	CK_CLOSE,	   /* enough close rounds to mean something */
+	CK_FLIPPED,	   /* modes and policies did change during the races */
 	CK_NO_TORN,	   /* the entry that ran is the one the file says */
 	CK_WINDOW_DENIED,  /* no write open while exec has the file open */
 	CK_WINDOW_FINISH,  /* that exec finishes once its fault is resolved */
@@ -39,7 +40,8 @@ enum check {
 };
 #define CKB(c) (1u << (c))
 /* Checks that need denywrite (its stats, or a mode to switch off). */
-#define LSM_ONLY_CHECKS (CKB(CK_BASELINE) | CKB(CK_CTL_TORN) | CKB(CK_CTL_OVERLAP))
+#define LSM_ONLY_CHECKS (CKB(CK_BASELINE) | CKB(CK_FLIPPED) | CKB(CK_CTL_TORN) | \
+			 CKB(CK_CTL_OVERLAP))
 
 /* How a round's users take the file. */
 enum kind {

@@ -44,7 +44,7 @@
  * burst of audit, off and a policy that covers none of our files. */
 #define POLICY_ALL "all /\n"
 #define POLICY_NONE "exec /usr/sbin\n"
-#define STRICT_SWAPS 40
+#define STRICT_SWAPS 24
 #define FLIP_GAP_US 2000
 
 struct engine;
