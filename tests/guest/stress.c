@@ -344,16 +344,37 @@ void reap_rest(struct tally *t, int timeout_ms)
 
 /* --- driver ------------------------------------------------------------ */
 
+/* Is name one of the comma-separated names in list? */
+static bool listed(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] != 0))
+		if (strcspn(p, ",") == n && !strncmp(p, name, n))
+			return true;
+	return false;
+}
+
 static bool selected(const struct scase *c, const char *only)
 {
-	size_t n = strlen(c->name);
+	return (c->kernels & 1u << kernel) && (!only || listed(only, c->name));
+}
 
-	if (!(c->kernels & 1u << kernel))
-		return false;
-	for (const char *p = only; p && *p; p += strcspn(p, ",") + (p[strcspn(p, ",")] != 0))
-		if (strcspn(p, ",") == n && !strncmp(p, c->name, n))
-			return true;
-	return !only;
+/* Is every name in only a case?  0, or -1 after saying so. */
+static int check_only(const char *only)
+{
+	size_t names = 1, known = 0;
+
+	if (!only)
+		return 0;
+	for (const char *p = only; *p; p++)
+		names += *p == ',';
+	for (size_t i = 0; i < NCASES; i++)
+		known += listed(only, cases[i].name);
+	if (known == names)
+		return 0;
+	fprintf(stderr, "stress: --only %s: not every name is a case\n", only);
+	return -1;
 }
 
 static unsigned checks_of(const struct scase *c)
@@ -562,7 +583,7 @@ static int parse_args(int argc, char **argv, const char **only)
 			return o == 'h' ? 0 : 2;
 		}
 	}
-	if (optind != argc) {
+	if (optind != argc || check_only(*only)) {
 		usage(stderr);
 		return 2;
 	}
