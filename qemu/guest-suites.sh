@@ -210,6 +210,7 @@ suite_lsm() {
 	policy_reads_are_atomic
 	cli_without_securityfs
 	[ -f /tests/cli.sh ] && sh /tests/cli.sh
+	/tests/bin/stress --kernel lsm
 	kmemleak_check
 }
 
