@@ -196,17 +196,22 @@ static void finish_verdict(struct tally *t, pid_t reaped, pid_t pid)
 
 void run_window(const struct scase *c, struct tally *t)
 {
-	char path[256], fd[16], why[200], *page = NULL;
+	char path[256], fd[16], why[320] = "", *page = NULL;
 	char *argv[] = { path, fd, "0", "0", "0", "0", NULL };
 	char *envp[2] = { NULL, NULL };
-	int uffd, werr = -1;
+	int uffd = -1, werr = -1;
 	pid_t pid, reaped = 0;
 
 	snprintf(fd, sizeof(fd), "%d", shm_fd);
 	memset(shm->rec, 0, sizeof(shm->rec));
-	if (case_target(c, path, sizeof(path)) || (uffd = uffd_page(&page)) < 0) {
-		bad(t, CK_WINDOW_DENIED, "setup: %s", errtxt(errno));
-		bad(t, CK_WINDOW_FINISH, "setup: %s", errtxt(errno));
+	if (case_target(c, path, sizeof(path)))
+		snprintf(why, sizeof(why), "setup: %s: %s", path, errtxt(errno));
+	else if ((uffd = uffd_page(&page)) < 0)
+		snprintf(why, sizeof(why), "userfaultfd: %s%s", errtxt(errno),
+			 errno == ENOSYS ? " (the kernel lacks CONFIG_USERFAULTFD)" : "");
+	if (why[0]) {
+		bad(t, CK_WINDOW_DENIED, "%s", why);
+		bad(t, CK_WINDOW_FINISH, "%s", why);
 		return;
 	}
 	envp[0] = page;
