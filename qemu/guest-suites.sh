@@ -39,6 +39,7 @@ cli       300  sh /tests/cli.sh
 coverage  300  /tests/bin/coverage
 sfs       300  /tests/bin/sfstest
 walkstorm 300  /tests/bin/walkstorm
+stress    300  /tests/bin/stress --kernel lsm
 '
 suite_cli='
 cli       300  sh /tests/cli.sh
@@ -54,6 +55,7 @@ prctl     60   group_prctl 13 removed protect
 suite_stock='
 dwtest    300  /tests/bin/dwtest --kernel stock
 prctl     60   group_prctl 13 stock protect
+stress    300  /tests/bin/stress --kernel stock
 '
 no_kmemleak='stock'
 kmemleak_row='kmemleak  300  group_checks kmemleak'
