@@ -334,7 +334,7 @@ policy_reads() {
 	writer=$!
 	old=$(cat $a/a) new=$(cat $a/b)
 	bad=0 na=0 nb=0 i=0
-	while [ $i -lt 100 ]; do
+	while [ $i -lt 40 ]; do
 		r=$(cat $sfs/rules)
 		if [ "$r" = "$old" ]; then na=$((na + 1))
 		elif [ "$r" = "$new" ]; then nb=$((nb + 1))
