@@ -248,6 +248,7 @@ suite_demo() {
 run_suite() {
 	case $1 in
 	lsm | params | removed | stock | demo) "suite_$1" ;;
+	bench) sh /tests/bench/suite.sh ;;
 	*) echo "FAIL guest_suite_known: unknown suite '$1'" ;;
 	esac
 	echo DWTEST-DONE

@@ -2,8 +2,9 @@
 # mkinitramfs.sh OUT.cpio.gz
 #
 # The guest: static busybox, /init (qemu/init), the guest test programs and
-# scripts, denywritectl, and the host's dynamic loader and libc so that
-# dynamically linked test programs and libraries run.
+# scripts, the benchmark programs (tests/bench/install.sh), denywritectl,
+# and the host's dynamic loader and libc so that dynamically linked test
+# programs and libraries run.
 set -eu
 out=$(realpath -m "$1")
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,6 +38,7 @@ for f in "$guestbin"/*; do
 	*) cp "$f" tests/bin/ ;;
 	esac
 done
+sh "$top/tests/bench/install.sh" "$root"
 cp "$top/policy-tool/denywritectl" usr/sbin/
 echo 'root:x:0:0:root:/root:/bin/sh' >etc/passwd
 echo 'nobody:x:65534:65534:nobody:/:/bin/false' >>etc/passwd
