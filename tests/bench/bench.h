@@ -36,6 +36,7 @@ struct op {
 	const char *name;  /* STAT key and table row */
 	const char *label; /* what one operation is */
 	long iters;        /* operations per round at scale 1 */
+	int macro;         /* a whole workload: --micro-only leaves it out */
 	long warmup;       /* untimed operations before the loop */
 	int (*setup)(struct ctx *c);
 	int (*step)(struct ctx *c);

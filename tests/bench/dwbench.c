@@ -2,11 +2,12 @@
  * dwbench - time the operations denywrite's hooks sit on.
  *
  *   dwbench [--group NAME] [--rounds N] [--scale X] [--only OP,...|none]
- *           [--dir DIR] [--bin DIR] [--plugin PATH] [--slab FILES] [--list]
+ *           [--micro-only] [--dir DIR] [--bin DIR] [--plugin PATH]
+ *           [--slab FILES] [--list]
  *   dwbench --smoke
  *
- * For each operation of the table in ops.c (or those named by --only), and
- * each round, it prints `STAT GROUP OP ns-per-op` (`OP/rK` with several
+ * For each operation of the table in ops.c (or those named by --only; not
+ * the two macro workloads with --micro-only), and each round, it prints `STAT GROUP OP ns-per-op` (`OP/rK` with several
  * rounds), then one check line, `PASS OP_runs_and_is_timed` or `FAIL ...`.
  * --slab FILES adds one check: the slab growth over FILES created and
  * stat'ed files, and the LSM blob caches (slab.c).  `PLAN GROUP N` comes
@@ -243,16 +244,21 @@ static int only_is_valid(const char *only)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: dwbench [--group NAME] [--rounds N] [--scale X]\n"
-		   "               [--only OP,...|none] [--dir DIR] [--bin DIR]\n"
-		   "               [--plugin PATH] [--slab FILES] [--list]\n"
+		   "               [--only OP,...|none] [--micro-only] [--dir DIR]\n"
+		   "               [--bin DIR] [--plugin PATH] [--slab FILES] [--list]\n"
 		   "       dwbench --smoke\n");
 }
 
 struct opts {
 	const char *group, *only;
-	int rounds, list, cleanup;
+	int rounds, list, cleanup, micro_only;
 	long slab;
 };
+
+static int wanted(const struct opts *o, const struct op *op)
+{
+	return selected(o->only, op->name) && !(o->micro_only && op->macro);
+}
 
 static void smoke(struct opts *o, struct ctx *c)
 {
@@ -275,6 +281,7 @@ static int parse(int argc, char **argv, struct opts *o, struct ctx *c)
 		{ "bin", required_argument, NULL, 'b' },
 		{ "plugin", required_argument, NULL, 'p' },
 		{ "slab", required_argument, NULL, 'm' },
+		{ "micro-only", no_argument, NULL, 'M' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "smoke", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
@@ -294,6 +301,7 @@ static int parse(int argc, char **argv, struct opts *o, struct ctx *c)
 		case 'b': snprintf(c->bin, sizeof(c->bin), "%s", optarg); break;
 		case 'p': snprintf(c->plugin, sizeof(c->plugin), "%s", optarg); break;
 		case 'm': o->slab = strtol(optarg, &end, 10); break;
+		case 'M': o->micro_only = 1; break;
 		case 'l': o->list = 1; break;
 		case 'S': smoke(o, c); break;
 		case 'h': usage(stdout); exit(0);
@@ -337,17 +345,19 @@ int main(int argc, char **argv)
 	}
 	if (o.list) {
 		for (i = 0; i < bench_nops; i++)
-			printf("%s\t%s\n", bench_ops[i].name, bench_ops[i].label);
+			printf("%s\t%s\t%s\n", bench_ops[i].name,
+			       bench_ops[i].macro ? "macro" : "micro",
+			       bench_ops[i].label);
 		return 0;
 	}
 	for (i = 0; i < bench_nops; i++)
-		plan += selected(o.only, bench_ops[i].name);
+		plan += wanted(&o, &bench_ops[i]);
 	printf("PLAN %s %zu\n", o.group, plan + (o.slab > 0));
 	fflush(stdout);
 	if (make_work_files(&c)) {
 		fprintf(stderr, "dwbench: %s\n", c.err);
 		for (i = 0; i < bench_nops; i++)
-			if (selected(o.only, bench_ops[i].name))
+			if (wanted(&o, &bench_ops[i]))
 				printf("FAIL %s_runs_and_is_timed: setup: %s\n",
 				       bench_ops[i].name, c.err);
 		if (o.slab > 0)
@@ -355,7 +365,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	for (i = 0; i < bench_nops; i++)
-		if (selected(o.only, bench_ops[i].name))
+		if (wanted(&o, &bench_ops[i]))
 			failed |= run_op(&bench_ops[i], &c, o.group, o.rounds);
 	if (o.slab > 0)
 		failed |= slab_measure(&c, o.group, o.slab);

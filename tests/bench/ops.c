@@ -12,7 +12,7 @@
 
 #define EXEC_TIMEOUT 30     /* seconds: one exec of a helper */
 #define MACRO_TIMEOUT 900   /* seconds: one run of a macro workload */
-#define CONFIGURE_TESTS 600 /* "feature tests" of the configure workload */
+#define CONFIGURE_TESTS 500 /* "feature tests" of the configure workload */
 #define TREE_DIRS 20
 #define TREE_FILES 2000     /* files in the tree of the copy workload */
 #define TREE_FILE_SIZE 512
@@ -218,30 +218,30 @@ static int op_copy_reset(struct ctx *c)
 
 const struct op bench_ops[] = {
 	{ .name = "open_wronly", .label = "open(O_WRONLY)+close",
-	  .iters = 20000, .warmup = 200, .step = op_open_wronly },
+	  .iters = 5000, .warmup = 100, .step = op_open_wronly },
 	{ .name = "open_rdonly", .label = "open(O_RDONLY)+close",
-	  .iters = 20000, .warmup = 200, .step = op_open_rdonly },
+	  .iters = 5000, .warmup = 100, .step = op_open_rdonly },
 	{ .name = "mmap_exec", .label = "open+mmap(PROT_EXEC)+munmap+close",
-	  .iters = 10000, .warmup = 100, .step = op_mmap_exec },
+	  .iters = 3000, .warmup = 50, .step = op_mmap_exec },
 	{ .name = "mmap_exec_deep",
 	  .label = "the same, 12 directories deep",
-	  .iters = 10000, .warmup = 100, .step = op_mmap_exec_deep },
+	  .iters = 3000, .warmup = 50, .step = op_mmap_exec_deep },
 	{ .name = "exec_static", .label = "fork+exec+wait, static",
-	  .iters = 300, .warmup = 5, .step = op_exec_static },
+	  .iters = 100, .warmup = 3, .step = op_exec_static },
 	{ .name = "exec_dynamic", .label = "fork+exec+wait, dynamic",
-	  .iters = 200, .warmup = 5, .step = op_exec_dynamic },
+	  .iters = 60, .warmup = 3, .step = op_exec_dynamic },
 	{ .name = "dlopen", .label = "dlopen+dlclose",
-	  .iters = 2000, .timed = op_dlopen_timed },
+	  .iters = 500, .timed = op_dlopen_timed },
 	{ .name = "read_4k", .label = "pread 4 KiB, open file",
-	  .iters = 20000, .warmup = 200, .setup = op_read_write_setup,
+	  .iters = 5000, .warmup = 100, .setup = op_read_write_setup,
 	  .step = op_read_4k, .teardown = op_read_write_teardown },
 	{ .name = "write_4k", .label = "pwrite 4 KiB, open file",
-	  .iters = 20000, .warmup = 200, .setup = op_read_write_setup,
+	  .iters = 5000, .warmup = 100, .setup = op_read_write_setup,
 	  .step = op_write_4k, .teardown = op_read_write_teardown },
-	{ .name = "configure", .label = "configure-like script, 2400 commands",
-	  .iters = 1, .step = op_configure },
+	{ .name = "configure", .label = "configure-like script, 2000 commands",
+	  .iters = 1, .macro = 1, .step = op_configure },
 	{ .name = "copy_tree", .label = "cp -a of 2000 files of 512 B",
-	  .iters = 1, .setup = op_copy_setup, .step = op_copy,
+	  .iters = 1, .macro = 1, .setup = op_copy_setup, .step = op_copy,
 	  .reset = op_copy_reset },
 };
 

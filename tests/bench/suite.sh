@@ -4,6 +4,8 @@
 #   dwb.configs=CFG,...  the configurations, in this order
 #   dwb.rounds=N         rounds (default 5); a round runs each configuration
 #                        once, so a drift of the host spreads over all of them
+#   dwb.macro=M          the macro workloads in the first M rounds only
+#                        (default: all), as they take most of the time
 #   dwb.scale=X          dwbench --scale (default 1)
 #   dwb.slab=FILES       then the memory figures over FILES files (default 0:
 #                        none), under the classic policy where denywrite runs
@@ -78,6 +80,7 @@ apply() {
 
 configs=$(param configs "" | tr , ' ')
 rounds=$(param rounds 5)
+macro=$(param macro "$rounds")
 scale=$(param scale 1)
 slab=$(param slab 0)
 mkdir -p $dummies
@@ -89,7 +92,9 @@ while [ $r -le "$rounds" ]; do
 		echo "PLAN bench-policy-$c-r$r 1"
 		if why=$(apply "$c"); then
 			echo "PASS policy_in_place_for_${c}_round_$r"
-			$B/dwbench --group "bench-$c-r$r" --rounds 1 --scale "$scale"
+			micro=
+			[ $r -gt "$macro" ] && micro=--micro-only
+			$B/dwbench --group "bench-$c-r$r" --rounds 1 --scale "$scale" $micro
 		else
 			echo "FAIL policy_in_place_for_${c}_round_$r: $why"
 		fi
