@@ -15,8 +15,8 @@ STOCK_FRAGMENTS := qemu/kernel.config qemu/debug.config
 
 export QEMU_ACCEL ?= tcg
 
-.PHONY: all deps kernel kernel-stock cli guest-progs initramfs run test \
-	test-stock check-host checkpatch clean
+.PHONY: all deps kernel kernel-stock cli guest-progs bench-progs initramfs \
+	run test test-stock check-host checkpatch bench bench-patched clean
 
 all: kernel initramfs
 
@@ -37,11 +37,15 @@ cli: deps
 guest-progs: deps
 	@$(MAKE) -s -C tests/guest
 
-initramfs: cli guest-progs
+bench-progs: deps
+	@$(MAKE) -s -C tests/bench
+
+initramfs: cli guest-progs bench-progs
 	@$(MAKE) -s $(INITRD)
 
 $(INITRD): scripts/mkinitramfs.sh qemu/init qemu/guest-suites.sh qemu/demo.sh \
-		$(wildcard tests/guest/*.sh) $(CLI) $(wildcard tests/guest/bin/*)
+		$(wildcard tests/guest/*.sh) $(CLI) $(wildcard tests/guest/bin/*) \
+		tests/bench/install.sh tests/bench/suite.sh $(wildcard tests/bench/bin/*)
 	@echo "initramfs: $@"
 	@scripts/mkinitramfs.sh $@
 
@@ -68,7 +72,18 @@ test-stock: deps
 checkpatch: kernel
 	@scripts/checkpatch.sh $(KSRC)
 
+# Benchmarks, not part of `make test` (README.md, "Performance"): build
+# the two benchmark kernels, boot every configuration, print the table
+# (build/bench.txt, build/bench.csv).  bench-patched reruns only the
+# patched kernel's configurations against the saved stock results.
+bench: deps
+	@scripts/bench.sh
+
+bench-patched: deps
+	@scripts/bench.sh --patched-only
+
 clean:
 	rm -rf $(B)
 	$(MAKE) -s -C policy-tool clean
 	$(MAKE) -s -C tests/guest clean
+	$(MAKE) -s -C tests/bench clean

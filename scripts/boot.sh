@@ -3,13 +3,14 @@
 # boot.sh --interactive BZIMAGE INITRD "KERNEL ARGS"  (console on stdio)
 #
 # QEMU_ACCEL (default tcg; kvm where it works), QEMU_TIMEOUT (seconds,
-# default 900), QEMU_MEM (default 1024 MiB).  The guest ends the VM with
+# default 900), QEMU_MEM (default 1024 MiB), QEMU_EXTRA (more QEMU options,
+# e.g. "-icount shift=0,sleep=off" for the benchmarks).  The guest ends the VM with
 # "reboot -f" under -no-reboot; the timeout is only a safety net.
 set -eu
 accel=${QEMU_ACCEL:-tcg}
 limit=${QEMU_TIMEOUT:-900}
 mem=${QEMU_MEM:-1024}
-common="-accel $accel -cpu max,la57=off -m $mem -smp 2 -no-reboot -nodefaults -display none"
+common="-accel $accel -cpu max,la57=off -m $mem -smp 2 -no-reboot -nodefaults -display none ${QEMU_EXTRA:-}"
 
 if [ "$1" = --interactive ]; then
 	kernel=$2 initrd=$3 args=$4
