@@ -12,7 +12,7 @@
 
 #define EXEC_TIMEOUT 30     /* seconds: one exec of a helper */
 #define MACRO_TIMEOUT 900   /* seconds: one run of a macro workload */
-#define CONFIGURE_TESTS 500 /* "feature tests" of the configure workload */
+#define CONFIGURE_TESTS 250 /* "feature tests" of the configure workload */
 #define TREE_DIRS 20
 #define TREE_FILES 2000     /* files in the tree of the copy workload */
 #define TREE_FILE_SIZE 512
@@ -238,7 +238,7 @@ const struct op bench_ops[] = {
 	{ .name = "write_4k", .label = "pwrite 4 KiB, open file",
 	  .iters = 5000, .warmup = 100, .setup = op_read_write_setup,
 	  .step = op_write_4k, .teardown = op_read_write_teardown },
-	{ .name = "configure", .label = "configure-like script, 2000 execs",
+	{ .name = "configure", .label = "configure-like script, 1000 execs",
 	  .iters = 1, .macro = 1, .step = op_configure },
 	{ .name = "copy_tree", .label = "cp -a of 2000 files of 512 B",
 	  .iters = 1, .macro = 1, .setup = op_copy_setup, .step = op_copy,
