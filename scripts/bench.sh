@@ -56,27 +56,13 @@ lsm-b patched capability,denywrite r100-match,r100-none,r1000-match,r1000-none n
 stock stock capability stock yes
 nolsm patched capability nolsm yes"
 
-echo "== bench: kernels"
-if [ $patched_only = no ]; then
-	scripts/prepare-tree.sh build/linux-stock
-	scripts/build-kernel.sh build/linux-stock build/obj-bench-stock \
-		qemu/kernel.config qemu/bench.config
-fi
-scripts/prepare-tree.sh build/linux patches
-scripts/build-kernel.sh build/linux build/obj-bench \
-	qemu/kernel.config qemu/bench.config qemu/denywrite.config
-echo "== bench: guest"
-make -s -C policy-tool
-make -s -C tests/guest
-make -s -C tests/bench
-mkdir -p $out
-scripts/mkinitramfs.sh $initrd
 
-# What a saved stock result must match to be reused: the parameters and
-# the benchmark programs.
+# What a saved stock result must match to be reused: the parameters, the
+# stock kernel and its configuration, and the benchmark programs.
 fingerprint() {	# fingerprint RUN
 	echo "$1 $(run_params "$1")"
-	cat $stock_bz tests/bench/suite.sh tests/bench/bin/configure.sh \
+	cat $stock_bz qemu/kernel.config qemu/bench.config \
+		tests/bench/suite.sh tests/bench/bin/configure.sh \
 		tests/bench/bin/dwb* tests/bench/bin/libdwbplugin.so | sha256sum
 }
 
@@ -137,6 +123,25 @@ check_saved_stock() {	# check_saved_stock RUN
 	fi
 	echo "bench: $1: reusing the stock result of $(date -r "$saved/results.log" '+%F %T')"
 }
+
+echo "== bench: guest programs"
+make -s -C policy-tool
+make -s -C tests/guest
+make -s -C tests/bench
+if [ $patched_only = yes ]; then
+	for run in $runs; do check_saved_stock "$run"; done
+fi
+echo "== bench: kernels"
+if [ $patched_only = no ]; then
+	scripts/prepare-tree.sh build/linux-stock
+	scripts/build-kernel.sh build/linux-stock build/obj-bench-stock \
+		qemu/kernel.config qemu/bench.config
+fi
+scripts/prepare-tree.sh build/linux patches
+scripts/build-kernel.sh build/linux build/obj-bench \
+	qemu/kernel.config qemu/bench.config qemu/denywrite.config
+mkdir -p $out
+scripts/mkinitramfs.sh $initrd
 
 # The lanes run in the background, where a non-interactive shell ignores
 # SIGINT, and timeout(1) in boot.sh is a process group of its own: on an
