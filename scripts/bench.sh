@@ -1,5 +1,6 @@
 #!/bin/sh
-# bench.sh [--patched-only] [--no-tcg]   (make bench, make bench-patched)
+# bench.sh [--patched-only] [--no-tcg] [--no-build]
+#                                        (make bench, make bench-patched)
 #
 # Build the two benchmark kernels (tinyconfig + qemu/kernel.config +
 # qemu/bench.config, and qemu/denywrite.config for the patched one; no
@@ -16,7 +17,9 @@
 # --patched-only: do not build or boot the stock kernel; reuse the stock
 # results saved by an earlier run, if they were made with the same
 # parameters and benchmark programs (else fail).  --no-tcg: the icount
-# run only.
+# run only.  --no-build: boot the benchmark kernels already built, without
+# taking the machine's kernel build lock (which a build of another
+# checkout may hold for many minutes).
 #
 # BENCH_ROUNDS (5) and BENCH_MACRO_ROUNDS (3: the two macro workloads run
 # in the first rounds only), BENCH_TCG_ROUNDS (3) and
@@ -35,12 +38,14 @@ scale=${BENCH_SCALE:-1}
 slab=${BENCH_SLAB:-100000}
 jobs=${BENCH_JOBS:-2}
 patched_only=no
+build=yes
 runs="icount tcg"
 for arg; do
 	case $arg in
 	--patched-only) patched_only=yes ;;
 	--no-tcg) runs=icount ;;
-	*) echo "usage: bench.sh [--patched-only] [--no-tcg]" >&2; exit 2 ;;
+	--no-build) build=no ;;
+	*) echo "usage: bench.sh [--patched-only] [--no-tcg] [--no-build]" >&2; exit 2 ;;
 	esac
 done
 start=$(date +%s)
@@ -132,14 +137,20 @@ if [ $patched_only = yes ]; then
 	for run in $runs; do check_saved_stock "$run"; done
 fi
 echo "== bench: kernels"
-if [ $patched_only = no ]; then
+if [ $build = no ]; then
+	for bz in $stock_bz $patched_bz; do
+		[ -f $bz ] || { echo "bench: --no-build: no $bz" >&2; exit 1; }
+	done
+elif [ $patched_only = no ]; then
 	scripts/prepare-tree.sh build/linux-stock
 	scripts/build-kernel.sh build/linux-stock build/obj-bench-stock \
 		qemu/kernel.config qemu/bench.config
 fi
-scripts/prepare-tree.sh build/linux patches
-scripts/build-kernel.sh build/linux build/obj-bench \
-	qemu/kernel.config qemu/bench.config qemu/denywrite.config
+if [ $build = yes ]; then
+	scripts/prepare-tree.sh build/linux patches
+	scripts/build-kernel.sh build/linux build/obj-bench \
+		qemu/kernel.config qemu/bench.config qemu/denywrite.config
+fi
 mkdir -p $out
 scripts/mkinitramfs.sh $initrd
 
