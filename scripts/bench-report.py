@@ -298,8 +298,8 @@ def header(args):
     out = [f"make bench, {datetime.date.today()}: linux-source-6.12 "
            f"{version}, kernels tinyconfig + qemu/kernel.config + "
            "qemu/bench.config (+ qemu/denywrite.config)",
-           f"host: {os.cpu_count()} CPUs; "
-           f"total {args.elapsed or '?'} s including the kernel builds"]
+           f"host: {os.cpu_count()} CPUs; scripts/bench.sh took "
+           f"{args.elapsed or '?'} s (kernel step and boots)"]
     for run in args.runs.split():
         for when in ("before", "after"):
             load = read(os.path.join(args.dir, f"{run}.load-{when}"))
