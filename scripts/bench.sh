@@ -169,12 +169,13 @@ for run in $runs; do
 	[ $patched_only = yes ] && check_saved_stock "$run"
 	# One CPU: under -icount QEMU runs the vCPUs in turn on one thread,
 	# and a CPU that spins waiting for another (an IPI, a TLB shootdown)
-	# would burn virtual time until the other is scheduled.
+	# would burn virtual time until the other is scheduled.  The whole
+	# topology, as QEMU merges it with boot.sh's -smp.
 	n=1
-	extra="-smp 1"
+	extra="-smp 1,sockets=1,cores=1,threads=1"
 	if [ "$run" = icount ]; then
 		n=$jobs
-		extra="-icount shift=0,sleep=off -smp 1"
+		extra="-icount shift=0,sleep=off $extra"
 	fi
 	echo "== bench: $run run ($(run_params "$run")), $n boot(s) at a time (load: $(cut -d' ' -f1-3 /proc/loadavg))"
 	run_params "$run" >"$out/$run.params"
