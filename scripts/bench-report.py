@@ -108,7 +108,8 @@ class Boot:
             if m:
                 self.stat(*m.groups())
         self.close(group, left)
-        if "DWTEST-DONE" not in lines:
+        # The end marker of the suite framework: DWTEST-DONE, or END SUITE.
+        if "DWTEST-DONE" not in lines and "END bench" not in lines:
             self.problem("the guest did not finish (timeout or crash)")
 
     def close(self, group, left):
