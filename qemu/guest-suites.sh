@@ -40,6 +40,7 @@ coverage  300  /tests/bin/coverage
 sfs       300  /tests/bin/sfstest
 walkstorm 300  /tests/bin/walkstorm
 stress    300  /tests/bin/stress --kernel lsm
+bench-smoke 300 /tests/bench/dwbench --smoke
 '
 suite_cli='
 cli       300  sh /tests/cli.sh
@@ -455,6 +456,11 @@ run_suite() {	# run_suite SUITE RUN-ID
 	demo)
 		. /tests/demo.sh
 		demo
+		echo "END $1"
+		return
+		;;
+	bench)	# make bench: its groups and figures (tests/bench/suite.sh)
+		sh /tests/bench/suite.sh
 		echo "END $1"
 		return
 		;;
