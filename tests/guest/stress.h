@@ -36,6 +36,7 @@ enum check {
 	CK_WINDOW_FINISH,  /* that exec finishes once its fault is resolved */
 	CK_CTL_TORN,	   /* control: the torn-exec detector can fire */
 	CK_CTL_OVERLAP,	   /* control: the both-succeeded detector can fire */
+	CK_REFUSED,	   /* enough uses were refused to mean something */
 	CK_COUNT
 };
 #define CKB(c) (1u << (c))
@@ -103,6 +104,8 @@ enum figure {
 	ST_STILL_PROTECTED, /* rounds after which the file was not writable at once */
 	ST_LAG_MAX_US,	 /* the longest wait, then, until it was */
 	ST_WINDOW_ERRNO, /* the exec open window: errno of the writer's open */
+	ST_REFUSED,	 /* uses refused while a writer held the file */
+	ST_WRITES,	 /* writes through the writer's file meanwhile */
 	ST_MS,		 /* wall time of the case */
 	ST_COUNT
 };
@@ -170,6 +173,8 @@ void run_churn(const struct scase *c, struct tally *t);
 /* stress_window.c */
 void run_window(const struct scase *c, struct tally *t);
 void run_controls(const struct scase *c, struct tally *t);
+/* stress_refused.c: refused users against an open writer's writes. */
+void run_refused(const struct scase *c, struct tally *t);
 /* stress_spawn.c: start a process in a process group of its own, counted
  * in shm->spawned, that waits for generation gate (unless 0), spins the
  * delay_us of its slot and execs path with argv (argv[0] is path) and envp
