@@ -39,6 +39,7 @@ cli       300  sh /tests/cli.sh
 coverage  300  /tests/bin/coverage
 sfs       300  /tests/bin/sfstest
 walkstorm 300  /tests/bin/walkstorm
+promises  300  /tests/bin/promises
 '
 suite_cli='
 cli       300  sh /tests/cli.sh
