@@ -132,17 +132,19 @@ int case_ftruncate_old_fd(struct ctx *c, const void *arg, char *why,
 	return r;
 }
 
-/* lib.so is open for writing; it is mapped (or mprotect'ed) PROT_EXEC,
- * then maybe written. */
+/* lib.so is open for writing (or mapped shared writable, its fd closed);
+ * it is mapped (or mprotect'ed) PROT_EXEC, then maybe written. */
 int case_map_with_writer(struct ctx *c, const void *arg, char *why,
 			 size_t whylen)
 {
 	const struct map_arg *a = arg;
-	int w = ctx_fd(c, open(PRM_SO, O_WRONLY | O_CLOEXEC)), r = 0;
 	struct mapping *m;
+	int w = -1, r = 0;
 
-	if (w < 0)
-		return say(why, whylen, "open O_WRONLY", PRM_SO);
+	if (a->shared_writer ?
+	    !ctx_map(c, PRM_SO, PROT_READ | PROT_WRITE, NULL) :
+	    (w = ctx_fd(c, open(PRM_SO, O_WRONLY | O_CLOEXEC))) < 0)
+		return say(why, whylen, "open or map for writing", PRM_SO);
 	m = ctx_map(c, PRM_SO, a->mprotect ? PROT_READ : PROT_READ | PROT_EXEC,
 		    NULL);
 	if (!m)
@@ -506,6 +508,33 @@ int case_audit_record(struct ctx *c, const void *arg, char *why,
 		return -1;
 	}
 	return err;
+}
+
+#define AUDIT_WRITES 3
+
+/* A writer of the running prog writes it AUDIT_WRITES times (its first
+ * byte, as it was): each must succeed. */
+int case_audit_count(struct ctx *c, const void *arg, char *why,
+		     size_t whylen)
+{
+	const struct audit_count_arg *a = arg;
+	int fd = -1;
+
+	if (a->how == AW_OLD_FD &&
+	    (fd = ctx_fd(c, open(PRM_PROG, O_RDWR | O_CLOEXEC))) < 0)
+		return say(why, whylen, "open O_RDWR", PRM_PROG);
+	if (!ctx_run(c, PRM_PROG, why, whylen))
+		return -1;
+	if (a->how != AW_OLD_FD) {
+		fd = ctx_fd(c, open(PRM_PROG, O_WRONLY | O_CLOEXEC |
+				    (a->how == AW_TRUNCATING_FD ? O_TRUNC : 0)));
+		if (fd < 0)
+			return errno;
+	}
+	for (int i = 0; i < AUDIT_WRITES; i++)
+		if (pwrite(fd, "\x7f", 1, 0) != 1)
+			return errno;
+	return 0;
 }
 
 /* --- query ------------------------------------------------------------- */

@@ -75,7 +75,8 @@ void ctx_binfmt(struct ctx *c, const char *name)
 struct mapping *ctx_map(struct ctx *c, const char *path, int prot,
 			int *fd_out)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), e;
+	bool shared = prot & PROT_WRITE;
+	int fd = open(path, (shared ? O_RDWR : O_RDONLY) | O_CLOEXEC), e;
 	struct stat st;
 	void *addr;
 
@@ -87,7 +88,8 @@ struct mapping *ctx_map(struct ctx *c, const char *path, int prot,
 		errno = e;
 		return NULL;
 	}
-	addr = mmap(NULL, (size_t)st.st_size, prot, MAP_PRIVATE, fd, 0);
+	addr = mmap(NULL, (size_t)st.st_size, prot,
+		    shared ? MAP_SHARED : MAP_PRIVATE, fd, 0);
 	e = errno;
 	if (fd_out && addr != MAP_FAILED)
 		*fd_out = ctx_fd(c, fd);

@@ -63,10 +63,11 @@ struct row {
 #define OUTSIDE_DIR "/usr/lib/dwtest"
 
 static const struct munmap_arg fd_closed = { false }, fd_kept = { true };
-static const struct map_arg mprotect_only = { true, AM_NOTHING },
-	mmap_only = { false, AM_NOTHING },
-	mmap_new_writer = { false, AM_NEW_WRITER },
-	mmap_old_fd_write = { false, AM_WRITE_OLD_FD };
+static const struct map_arg mprotect_only = { true, false, AM_NOTHING },
+	mmap_only = { false, false, AM_NOTHING },
+	mmap_shared_writer = { false, true, AM_NOTHING },
+	mmap_new_writer = { false, false, AM_NEW_WRITER },
+	mmap_old_fd_write = { false, false, AM_WRITE_OLD_FD };
 static const struct rule_change_arg add_exec = { false, EXEC_BIN "\n" },
 	del_exec = { false, "" }, add_lib = { true, LIB_LIB "\n" },
 	del_lib = { true, "" };
@@ -82,6 +83,8 @@ static const struct lib_outside_arg parent_dir = {
 }, name_prefix = { "/usr/lib/dwtestprm.so", OUTSIDE_DIR "/dwprm-inside.so" };
 static const struct audit_arg a_write = { AO_WRITE },
 	a_truncate = { AO_TRUNCATE }, a_exec = { AO_EXEC }, a_mmap = { AO_MMAP };
+static const struct audit_count_arg old_fd_writes = { AW_OLD_FD },
+	new_fd_writes = { AW_NEW_FD }, truncating_fd_writes = { AW_TRUNCATING_FD };
 static const struct query_arg q_nobody = { 0, 65534, NULL },
 	q_root = { 65534, 0, "protected 0\nholders 0\nwriters 0\n"
 			     "exec-rule exec " PRM_Q "\nlib-rule -\n" };
@@ -105,7 +108,8 @@ static const struct row rows[] = {
 	{ "mprotect_exec_of_file_open_for_writing_denied", ENF, LIB_LIB, NULL,
 	  case_map_with_writer, &mprotect_only, ETXTBSY, MMAPS(1) },
 
-	/* ignore-writers on a lib rule, and the control without it. */
+	/* ignore-writers on a lib rule, and the control without it; a
+	 * shared writable mapping is a writer it does not ignore. */
 	{ "lib_ignore_writers_mmap_exec_of_file_open_for_writing_allowed", ENF,
 	  LIB_IW, NULL, case_map_with_writer, &mmap_only, 0, NO_MOVES },
 	{ "lib_ignore_writers_mprotect_exec_of_file_open_for_writing_allowed",
@@ -115,6 +119,9 @@ static const struct row rows[] = {
 	  NULL, case_map_with_writer, &mmap_new_writer, ETXTBSY, WRITES(1) },
 	{ "lib_ignore_writers_write_through_old_writer_fd_denied", ENF, LIB_IW,
 	  NULL, case_map_with_writer, &mmap_old_fd_write, ETXTBSY, WRITES(1) },
+	{ "lib_ignore_writers_mmap_exec_of_file_mapped_shared_writable_denied",
+	  ENF, LIB_IW, NULL, case_map_with_writer, &mmap_shared_writer,
+	  ETXTBSY, MMAPS(1) },
 	{ "lib_mmap_exec_of_file_open_for_writing_denied", ENF, LIB_LIB, NULL,
 	  case_map_with_writer, &mmap_only, ETXTBSY, MMAPS(1) },
 
@@ -189,6 +196,17 @@ static const struct row rows[] = {
 	  case_audit_record, &a_mmap, ETXTBSY, MMAPS(1) },
 	{ "audit_record_of_audited_mmap_exact_allowed", AUD, LIB_LIB, NULL,
 	  case_audit_record, &a_mmap, 0, AUDITED(1) },
+
+	/* Audit mode counts (and logs) the writes through one file once;
+	 * a truncating open is a write and a truncation. */
+	{ "audit_mode_counts_writes_through_fd_opened_before_exec_once_allowed",
+	  AUD, "exec,ignore-writers " PRM_BIN, NULL, case_audit_count,
+	  &old_fd_writes, 0, AUDITED(1) },
+	{ "audit_mode_counts_open_for_writing_and_its_writes_once_allowed", AUD,
+	  EXEC_BIN, NULL, case_audit_count, &new_fd_writes, 0, AUDITED(1) },
+	{ "audit_mode_counts_truncating_open_and_its_writes_twice_allowed", AUD,
+	  EXEC_BIN, NULL, case_audit_count, &truncating_fd_writes, 0,
+	  AUDITED(2) },
 
 	/* query resolves the path with the writer's credentials. */
 	{ "query_written_as_uid65534_under_0700_directory_refused_EACCES", ENF,

@@ -76,9 +76,10 @@ void ctx_close(struct ctx *c, int fd);       /* closes a kept fd now */
 void ctx_mount(struct ctx *c, const char *dir);
 void ctx_unlink(struct ctx *c, const char *path);
 void ctx_binfmt(struct ctx *c, const char *name);
-/* A mapping of path (whole file, MAP_PRIVATE) with prot, kept; its fd is
- * closed unless fd_out is given (then kept, and returned there).  The
- * mapping, or NULL with errno set (the mmap's errno: a refusal). */
+/* A mapping of path (the whole file) with prot, kept: MAP_PRIVATE, or
+ * with PROT_WRITE a shared writable one.  Its fd is closed unless fd_out
+ * is given (then kept, and returned there).  The mapping, or NULL with
+ * errno set (the mmap's errno: a refusal). */
 struct mapping *ctx_map(struct ctx *c, const char *path, int prot,
 			int *fd_out);
 void ctx_unmap(struct ctx *c, struct mapping *m);
@@ -156,6 +157,8 @@ int case_protected_count(struct ctx *c, const void *arg, char *why,
 			 size_t whylen);
 int case_audit_record(struct ctx *c, const void *arg, char *why,
 		      size_t whylen);
+int case_audit_count(struct ctx *c, const void *arg, char *why,
+		     size_t whylen);
 int case_query(struct ctx *c, const void *arg, char *why, size_t whylen);
 
 /* Prep steps, before the row's policy is set. */
@@ -171,6 +174,7 @@ struct munmap_arg {
 enum after_map { AM_NOTHING, AM_NEW_WRITER, AM_WRITE_OLD_FD };
 struct map_arg {
 	bool mprotect;        /* mmap PROT_READ, then mprotect PROT_EXEC */
+	bool shared_writer;   /* the writer is a shared writable mapping */
 	enum after_map after; /* the operation checked, after the mapping */
 };
 struct rule_change_arg {
@@ -199,6 +203,11 @@ struct lib_outside_arg {
 enum audit_op { AO_WRITE, AO_TRUNCATE, AO_EXEC, AO_MMAP };
 struct audit_arg {
 	enum audit_op op;
+};
+/* How a writer of the running prog writes, in audit mode. */
+enum audit_writer { AW_OLD_FD, AW_NEW_FD, AW_TRUNCATING_FD };
+struct audit_count_arg {
+	enum audit_writer how;
 };
 struct query_arg {
 	uid_t opener, writer; /* euid when opening query, when writing it */
