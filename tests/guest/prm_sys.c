@@ -1,7 +1,7 @@
 /* prm_sys.c - the case context of `promises` and its system helpers (see
- * promises.h): what a case holds and how it is undone, programs started
- * by path or by execveat(2), forked children with a name, the
- * PR_SET_MM_MAP stub, and audit records from /dev/kmsg. */
+ * promises.h): what a case holds and how it is undone, the programs it
+ * starts, forked children with a name, the PR_SET_MM_MAP stub, and audit
+ * records from /dev/kmsg. */
 #include "promises.h"
 
 #include <errno.h>

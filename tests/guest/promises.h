@@ -50,10 +50,10 @@ struct mapping {
 	size_t len;
 };
 
-/* Everything a case leaves behind, undone by ctx_cleanup() in reverse:
+/* Everything a case leaves behind, undone by ctx_cleanup() in this order:
  * processes killed and reaped, mappings unmapped, descriptors closed,
- * binfmt_misc entries removed, the rules cleared, mounts detached, files
- * outside PRM_DIR unlinked. */
+ * binfmt_misc entries removed, the rules cleared, mounts detached (the
+ * last one first), files outside PRM_DIR unlinked. */
 struct ctx {
 	struct proc procs[CTX_PROCS];
 	int nprocs;
