@@ -31,8 +31,8 @@ self=/tests/guest-suites.sh
 suite_lsm='
 boot      60   group_checks boot_lsm
 dwtest    600  /tests/bin/dwtest --kernel lsm
-dwtest-ext4     600  group_dwtest_on ext4
-dwtest-overlay  600  group_dwtest_on overlay
+dwtest-ext4     900  group_dwtest_on ext4
+dwtest-overlay  900  group_dwtest_on overlay
 prctl     60   group_prctl 26 enforce protect
 paths     120  group_paths
 atomic    300  group_atomic_reads
@@ -46,8 +46,8 @@ suite_cli='
 cli       300  sh /tests/cli.sh
 '
 suite_fs='
-dwtest-ext4     600  group_dwtest_on ext4
-dwtest-overlay  600  group_dwtest_on overlay
+dwtest-ext4     900  group_dwtest_on ext4
+dwtest-overlay  900  group_dwtest_on overlay
 '
 suite_params='
 params    60   group_checks params

@@ -7,11 +7,11 @@
 # itself never changes, so every boot starts from the same filesystem.
 #
 # QEMU_ACCEL (default tcg; kvm where it works), QEMU_TIMEOUT (seconds,
-# default 1200), QEMU_MEM (default 1024 MiB).  The guest ends the VM with
+# default 2400), QEMU_MEM (default 1024 MiB).  The guest ends the VM with
 # "reboot -f" under -no-reboot; the timeout is only a safety net.
 set -eu
 accel=${QEMU_ACCEL:-tcg}
-limit=${QEMU_TIMEOUT:-1200}
+limit=${QEMU_TIMEOUT:-2400}
 mem=${QEMU_MEM:-1024}
 common="-accel $accel -cpu max,la57=off -m $mem -smp 2 -no-reboot -nodefaults -display none"
 
