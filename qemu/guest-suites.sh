@@ -41,6 +41,7 @@ cli       300  sh /tests/cli.sh
 coverage  300  /tests/bin/coverage
 sfs       300  /tests/bin/sfstest
 walkstorm 300  /tests/bin/walkstorm
+stress    300  /tests/bin/stress --kernel lsm
 '
 suite_cli='
 cli       300  sh /tests/cli.sh
@@ -60,6 +61,7 @@ prctl     60   group_prctl 13 removed protect
 suite_stock='
 dwtest    300  /tests/bin/dwtest --kernel stock
 prctl     60   group_prctl 13 stock protect
+stress    300  /tests/bin/stress --kernel stock
 '
 no_kmemleak='stock'
 kmemleak_row='kmemleak  300  group_checks kmemleak'
@@ -339,7 +341,7 @@ policy_reads() {
 	writer=$!
 	old=$(cat $a/a) new=$(cat $a/b)
 	bad=0 na=0 nb=0 i=0
-	while [ $i -lt 100 ]; do
+	while [ $i -lt 40 ]; do
 		r=$(cat $sfs/rules)
 		if [ "$r" = "$old" ]; then na=$((na + 1))
 		elif [ "$r" = "$new" ]; then nb=$((nb + 1))
