@@ -9,6 +9,7 @@ STOCK_OBJ := $(B)/obj-stock
 BZIMAGE := $(KOBJ)/arch/x86/boot/bzImage
 STOCK_BZIMAGE := $(STOCK_OBJ)/arch/x86/boot/bzImage
 INITRD := $(B)/initramfs.cpio.gz
+FSIMAGE := $(B)/dwfs.img
 CLI := policy-tool/denywritectl
 FRAGMENTS := qemu/kernel.config qemu/debug.config qemu/denywrite.config
 STOCK_FRAGMENTS := qemu/kernel.config qemu/debug.config
@@ -52,7 +53,7 @@ bench-progs: deps
 	@$(MAKE) -s -C tests/bench
 
 initramfs: cli guest-progs bench-progs
-	@$(MAKE) -s $(INITRD)
+	@$(MAKE) -s $(INITRD) $(FSIMAGE)
 
 # The guest's content is the list in qemu/initramfs.list: a listed file that
 # is missing fails the build (no rule to make it), and editing the list
@@ -63,6 +64,14 @@ INITRD_FILES := $(shell sed 's/\#.*//' $(INITRD_LIST) | awk 'NF { print $$1 }')
 $(INITRD): scripts/mkinitramfs.sh $(INITRD_LIST) $(INITRD_FILES)
 	@echo "initramfs: $@"
 	@scripts/mkinitramfs.sh $@ $(INITRD_LIST)
+
+# The guest's disk (scripts/mkfsimage.sh): an ext4 image holding the
+# list's /usr/lib files, for the matrix on ext4 and through overlayfs.
+FSIMAGE_FILES := $(shell sed 's/\#.*//' $(INITRD_LIST) | awk '$$2 ~ /^\/usr\/lib\// { print $$1 }')
+
+$(FSIMAGE): scripts/mkfsimage.sh $(INITRD_LIST) $(FSIMAGE_FILES)
+	@echo "fs image: $@"
+	@scripts/mkfsimage.sh $@ $(INITRD_LIST)
 
 # Host unit tests: fast, no VM.
 check-host: deps

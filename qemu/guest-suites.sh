@@ -31,6 +31,8 @@ self=/tests/guest-suites.sh
 suite_lsm='
 boot      60   group_checks boot_lsm
 dwtest    600  /tests/bin/dwtest --kernel lsm
+dwtest-ext4     900  group_dwtest_on ext4
+dwtest-overlay  900  group_dwtest_on overlay
 prctl     60   group_prctl 26 enforce protect
 paths     120  group_paths
 atomic    300  group_atomic_reads
@@ -45,6 +47,10 @@ bench-smoke 300 /tests/bench/dwbench --smoke
 '
 suite_cli='
 cli       300  sh /tests/cli.sh
+'
+suite_fs='
+dwtest-ext4     900  group_dwtest_on ext4
+dwtest-overlay  900  group_dwtest_on overlay
 '
 suite_params='
 params    60   group_checks params
@@ -78,6 +84,7 @@ old_writer_fd_ficlone_into_denied_in_enforce[exec,ignore-writers /tmp/cov/ext4]
 allow_skip_params=''
 allow_skip_params_off=''
 allow_skip_default_lsm=''
+allow_skip_fs=''
 allow_skip_removed=''
 allow_skip_stock=''
 
@@ -490,6 +497,45 @@ kmemleak_leaks() {	# the number of suspected leaks (dumped on the console)
 	n=$(printf '%s\n' "$out" | grep -c '^unreferenced object')
 	[ "$n" != 0 ] && printf '%s\n' "$out" >/dev/console
 	echo "$n"
+}
+
+# ---- the matrix on other filesystems -----------------------------------------
+# group_dwtest_on FS: the scenario matrix (dwtest --fs FS), in a mount
+# namespace of its own where /tmp and /usr/lib are bound to the trees of
+# the guest's disk (scripts/mkfsimage.sh): for ext4 its /ext4 tree; for
+# overlay, an overlayfs whose lower layer is its /lower tree (read-only)
+# and whose upper layer is a new tmpfs.  Over the real paths, the very
+# programs and rules of the tmpfs run meet the filesystem under test:
+# dynsleep's RUNPATH and ELF interpreter, dlsleep's plugin, the rule
+# "lib /usr/lib".  A mount that fails ends the group before its PLAN (the
+# report fails it); dwtest fails every cell whose files are elsewhere.
+fs_disk=/dev/vda
+fs_mnt=/mnt/dwfs
+
+group_dwtest_on() {	# group_dwtest_on FS [DWTEST-ARGS...]
+	# $0 of that shell is not this file's name: sourcing it runs no group.
+	# shellcheck disable=SC2016 # expanded by the shell in the namespace
+	exec unshare -m sh -c '. '$self' && mount_$1 && fs=$1 && shift &&
+		exec '$bin'/dwtest --kernel lsm --fs "$fs" "$@"' dwtest_on "$@"
+}
+
+bind_tmp_usrlib() {	# bind_tmp_usrlib DIR: DIR/tmp on /tmp, DIR/usr/lib on /usr/lib
+	mount --bind "$1/tmp" /tmp && mount --bind "$1/usr/lib" /usr/lib
+}
+
+mount_ext4() {
+	mkdir -p $fs_mnt/disk &&
+		mount -t ext4 $fs_disk $fs_mnt/disk &&
+		bind_tmp_usrlib $fs_mnt/disk/ext4
+}
+
+mount_overlay() {
+	mkdir -p $fs_mnt/disk $fs_mnt/up $fs_mnt/merged &&
+		mount -t ext4 -o ro $fs_disk $fs_mnt/disk &&
+		mount -t tmpfs dwfs-upper $fs_mnt/up &&
+		mkdir $fs_mnt/up/upper $fs_mnt/up/work &&
+		mount -t overlay overlay -o "lowerdir=$fs_mnt/disk/lower,upperdir=$fs_mnt/up/upper,workdir=$fs_mnt/up/work" $fs_mnt/merged &&
+		bind_tmp_usrlib $fs_mnt/merged
 }
 
 # ---- running a suite -------------------------------------------------------

@@ -1,6 +1,10 @@
 #!/bin/sh
-# boot.sh BZIMAGE INITRD LOGDIR "KERNEL ARGS"   (unattended: logs to LOGDIR)
-# boot.sh --interactive BZIMAGE INITRD "KERNEL ARGS"  (console on stdio)
+# boot.sh BZIMAGE INITRD LOGDIR "KERNEL ARGS" [DISK]   (unattended: logs to LOGDIR)
+# boot.sh --interactive BZIMAGE INITRD "KERNEL ARGS" [DISK]  (console on stdio)
+#
+# DISK, a raw image (scripts/mkfsimage.sh), is the guest's virtio disk
+# /dev/vda.  The guest writes to a temporary snapshot of it: the image
+# itself never changes, so every boot starts from the same filesystem.
 #
 # QEMU_ACCEL (default tcg; kvm where it works), QEMU_TIMEOUT (seconds,
 # default 3600), QEMU_MEM (default 1024 MiB), QEMU_EXTRA (more QEMU
@@ -19,15 +23,24 @@ mem=${QEMU_MEM:-1024}
 common="-accel $accel -cpu max,la57=off -m $mem -smp 2,sockets=2,cores=1,threads=1"
 common="$common -no-reboot -nodefaults -display none ${QEMU_EXTRA:-}"
 
+# disk_opts DISK: the -drive option of DISK, nothing without one.
+disk_opts() {
+	[ -n "$1" ] || return 0
+	[ -f "$1" ] || { echo "boot: $1: no such file" >&2; exit 1; }
+	echo "-drive file=$1,if=virtio,format=raw,snapshot=on"
+}
+
 if [ "$1" = --interactive ]; then
 	kernel=$2 initrd=$3 args=$4
+	disk=$(disk_opts "${5:-}")
 	# shellcheck disable=SC2086
-	exec qemu-system-x86_64 $common -kernel "$kernel" -initrd "$initrd" \
+	exec qemu-system-x86_64 $common $disk -kernel "$kernel" -initrd "$initrd" \
 		-append "console=ttyS0 panic=-1 $args" \
 		-serial mon:stdio -serial null
 fi
 
 kernel=$1 initrd=$2 log=$3 args=$4
+disk=$(disk_opts "${5:-}")
 # Nothing of an earlier boot may be read as this one's: empty LOGDIR.
 mkdir -p "$log"
 find "$log" -mindepth 1 -delete
@@ -37,7 +50,7 @@ done
 start=$(date +%s)
 rc=0
 # shellcheck disable=SC2086
-timeout "$limit" qemu-system-x86_64 $common -kernel "$kernel" -initrd "$initrd" \
+timeout "$limit" qemu-system-x86_64 $common $disk -kernel "$kernel" -initrd "$initrd" \
 	-append "console=ttyS0 panic=-1 $args" \
 	-serial "file:$log/console.log" -serial "file:$log/results.log" \
 	</dev/null || rc=$?

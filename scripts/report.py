@@ -483,14 +483,31 @@ def print_stats(suites):
         print("\n".join(lines))
 
 
+def fs_note(g):
+    """Where a matrix ran, from its "STAT <group> fs <path> <type>" lines:
+    " on ext4", or " on tmpfs (/tmp); rootfs (/usr/lib/...)"; "" if none."""
+    by_type = {}
+    for key, value in g.stats:
+        if key == "fs":
+            path, _, fstype = value.rpartition(" ")
+            by_type.setdefault(fstype, []).append(path)
+    if len(by_type) == 1:
+        return f" on {next(iter(by_type))}"
+    return "".join((" on " if i == 0 else "; ") + f"{t} ({', '.join(p)})"
+                   for i, (t, p) in enumerate(by_type.items()))
+
+
 def print_matrix(suites):
-    """One table per (group, rule set): scenarios x modes (or kernels)."""
-    tables = {}
+    """One table per (group, rule set): scenarios x modes (or kernels),
+    titled with the filesystems its files were on."""
+    tables, notes = {}, {}
     for s in suites:
         for g in s.groups.values():
+            note = fs_note(g)
             for key in list(g.cells) + [k for k in g.matrix if k not in g.cells]:
                 rs, mode, sc = key
                 t = tables.setdefault((g.name, rs), {})
+                notes[(g.name, rs)] = note
                 out = g.matrix.get(key, "MISSING")
                 if key in g.cells and out != g.cells[key]:
                     out += "!"
@@ -501,6 +518,7 @@ def print_matrix(suites):
         title = f"rules: {rs}" if rs != "-" else "no denywrite"
         if gname != "dwtest":
             title += f" ({gname})"
+        title += notes[(gname, rs)]
         w = max(len(sc) for sc in scen)
         print(f"\n{title}")
         print(f"  {'scenario':<{w}}  " + "  ".join(f"{m:<8}" for m in modes))

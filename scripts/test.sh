@@ -24,6 +24,7 @@ make="make --no-print-directory -s"
 bz=build/obj/arch/x86/boot/bzImage
 bz_stock=build/obj-stock/arch/x86/boot/bzImage
 initrd=build/initramfs.cpio.gz
+fsimage=build/dwfs.img
 start=$(date +%s)
 runid="$start-$$"
 
@@ -88,7 +89,8 @@ skip_step() {	# skip_step NAME REASON: it could not run (a failure)
 }
 
 boot() {	# boot SUITE KERNEL ARGS (boot.sh empties build/test/SUITE first)
-	scripts/boot.sh "$2" "$initrd" "$out/$1" "$3 dwsuite=$1 dwrun=$runid" || true
+	scripts/boot.sh "$2" "$initrd" "$out/$1" "$3 dwsuite=$1 dwrun=$runid" \
+		"$fsimage" || true
 }
 
 kerneldoc() {

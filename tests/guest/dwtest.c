@@ -1,7 +1,7 @@
 /* dwtest - in-guest scenario driver for denywrite.
  *
  *   dwtest --kernel stock|removed|lsm [--only NAME[,NAME...]]
- *          [--bin DIR] [--cli PATH] [--sfs DIR]
+ *          [--bin DIR] [--cli PATH] [--sfs DIR] [--fs TYPE]
  *
  * stdout follows the suite's accounting (README "Tests"): first
  * "PLAN <group> <N>", N counted from the tables before anything runs, and
@@ -12,6 +12,13 @@
  * each CELL, and "STAT <group> <key> <value>" figures.  <group> is
  * $DWTEST_GROUP (set by dwrun), else "dwtest".  Diagnostics go to stderr.
  * Exit 0 if nothing failed, 1 otherwise, 2 on a usage error (before PLAN).
+ *
+ * "STAT <group> fs <path> <type>" names the filesystem of each file the
+ * matrix works on.  With --fs TYPE only the matrix runs, its check names
+ * end in "_on_TYPE" (before the rule set), and every cell fails if one of
+ * those files is not on a TYPE filesystem: the suite runs the matrix again
+ * with ext4 or overlayfs bound over /tmp and /usr/lib (group_dwtest_on in
+ * qemu/guest-suites.sh).
  *
  * Each test unit (one scenario in one (rule set, mode) cell, or one extra
  * test) runs in its own forked process group with a timeout; the driver
@@ -31,6 +38,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -245,11 +253,23 @@ void fail_rest(const char *fmt, ...)
 			emit_check(out.names[i], false, "%s", reason);
 }
 
+/* "_on_TYPE" with --fs, else "": ends every check name, before the rule
+ * set, so that the matrix on another filesystem names its own checks. */
+static const char *on_fs(void)
+{
+	static char buf[80];
+
+	if (!cfg.fs)
+		return "";
+	snprintf(buf, sizeof(buf), "_on_%s", cfg.fs);
+	return buf;
+}
+
 void check_name(char *buf, size_t len, const char *scenario, bool denied,
 		const char *mode, const char *rs_label)
 {
-	int n = snprintf(buf, len, "%s_%s_in_%s", scenario,
-			 denied ? "denied" : "allowed", mode);
+	int n = snprintf(buf, len, "%s_%s_in_%s%s", scenario,
+			 denied ? "denied" : "allowed", mode, on_fs());
 
 	if (rs_label && n > 0 && (size_t)n < len)
 		snprintf(buf + n, len - (size_t)n, "[%s]", rs_label);
@@ -383,6 +403,66 @@ missing:
 		emit_check(names[i], false, "%s", why);
 	}
 	out.names = NULL;
+}
+
+/* ---- the filesystems under test ---------------------------------------- */
+
+/* The files the matrix works on: DW_TMP, where each unit makes its files,
+ * and the /usr/lib files the lib scenarios run, load and map. */
+static const char *const fs_paths[] = { DW_TMP, GUEST_LIB, GUEST_PLUGIN,
+					GUEST_LDSO };
+
+/* The type of the filesystem path is on, as /proc/self/mountinfo names it
+ * for the mount statx() reports ("ext4", "overlay", "tmpfs", "rootfs"),
+ * into buf.  On failure "?" and -1 with errno set. */
+static int fs_type(const char *path, char *buf, size_t len)
+{
+	static char info[1 << 16];
+	struct statx stx;
+	char id[32];
+
+	snprintf(buf, len, "?");
+	if (statx(AT_FDCWD, path, 0, STATX_MNT_ID, &stx) ||
+	    read_file("/proc/self/mountinfo", info, sizeof(info)))
+		return -1;
+	snprintf(id, sizeof(id), "%llu ", (unsigned long long)stx.stx_mnt_id);
+	for (char *line = info; *line;) {
+		char *end = strchrnul(line, '\n');
+		char *type = strstr(line, " - ");
+
+		if (!strncmp(line, id, strlen(id)) && type && type < end) {
+			type += 3;
+			snprintf(buf, len, "%.*s", (int)strcspn(type, " \n"), type);
+			return 0;
+		}
+		line = *end ? end + 1 : end;
+	}
+	errno = ENOENT;
+	return -1;
+}
+
+/* A STAT line for the filesystem of each of fs_paths.  With --fs, why
+ * gets the first that is not on cfg.fs, else it is empty. */
+static void check_filesystems(char *why, size_t whylen)
+{
+	char type[64];
+
+	why[0] = '\0';
+	for (size_t i = 0; i < sizeof(fs_paths) / sizeof(fs_paths[0]); i++) {
+		int err = fs_type(fs_paths[i], type, sizeof(type)) ? errno : 0;
+
+		if (err)
+			fprintf(stderr, "dwtest: filesystem of %s: %s\n", fs_paths[i],
+				errtxt(err));
+		emit_stat("fs", "%s %s", fs_paths[i], type);
+		if (!cfg.fs || why[0] || !strcmp(type, cfg.fs))
+			continue;
+		if (err)
+			snprintf(why, whylen, "%s: %s", fs_paths[i], errtxt(err));
+		else
+			snprintf(why, whylen, "%s is on %s, not on %s", fs_paths[i],
+				 type, cfg.fs);
+	}
 }
 
 /* ---- the matrix -------------------------------------------------------- */
@@ -541,18 +621,28 @@ static size_t list_cells(char **only, struct matrix_job *jobs)
 	return n;
 }
 
-/* The checks the selected extra tests declare (lsm only). */
+/* Whether extra test i runs: lsm only, never with --fs (the matrix on
+ * another filesystem), and if --only names it. */
+static bool extra_selected(char **only, size_t i)
+{
+	return cfg.kernel == K_LSM && !cfg.fs && selected(only, extras[i].name);
+}
+
+/* The checks the selected extra tests declare. */
 static size_t count_extra_checks(char **only)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; cfg.kernel == K_LSM && i < n_extras; i++)
-		for (size_t c = 0; selected(only, extras[i].name) && extras[i].checks[c]; c++)
+	for (size_t i = 0; i < n_extras; i++)
+		for (size_t c = 0; extra_selected(only, i) && extras[i].checks[c]; c++)
 			n++;
 	return n;
 }
 
-static void run_cells(const struct matrix_job *jobs, size_t n)
+/* Run every cell; a cell fails unrun with fs_err ("" if none) or when its
+ * policy could not be applied. */
+static void run_cells(const struct matrix_job *jobs, size_t n,
+		      const char *fs_err)
 {
 	char policy_err[768] = "";
 
@@ -562,7 +652,7 @@ static void run_cells(const struct matrix_job *jobs, size_t n)
 		const char *label = j.rs_label ? j.rs_label : "-";
 		char crash[512];
 
-		if (cfg.kernel == K_LSM &&
+		if (cfg.kernel == K_LSM && !fs_err[0] &&
 		    (i == 0 || j.env.rs != jobs[i - 1].env.rs ||
 		     j.env.mode != jobs[i - 1].env.mode)) {
 			policy_err[0] = '\0';
@@ -571,10 +661,12 @@ static void run_cells(const struct matrix_job *jobs, size_t n)
 				fprintf(stderr, "dwtest: policy [%s] %s: %s\n", label,
 					j.mode, policy_err);
 		}
-		if (policy_err[0]) {
+		if (fs_err[0] || policy_err[0]) {
 			out.names = names;
 			emit_matrix(label, j.mode, j.sc->name, "other:setup");
-			emit_check(j.name, false, "policy not applied: %s", policy_err);
+			emit_check(j.name, false, "%s: %s",
+				   fs_err[0] ? "wrong filesystem" : "policy not applied",
+				   fs_err[0] ? fs_err : policy_err);
 			out.names = NULL;
 			continue;
 		}
@@ -616,12 +708,15 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: dwtest --kernel stock|removed|lsm [--only NAME[,NAME...]]\n"
-		"              [--bin DIR] [--cli PATH] [--sfs DIR]\n"
+		"              [--bin DIR] [--cli PATH] [--sfs DIR] [--fs TYPE]\n"
 		"  --only    run only these scenarios / extra tests\n"
 		"  --bin     directory of sleeper, forker, dynsleep, dlsleep\n"
 		"            (default: the directory of dwtest itself)\n"
 		"  --cli     denywritectl path (default " DEFAULT_CLI ")\n"
-		"  --sfs     denywrite securityfs dir (default " DEFAULT_SFS ")\n");
+		"  --sfs     denywrite securityfs dir (default " DEFAULT_SFS ")\n"
+		"  --fs      the matrix only, whose files must be on a TYPE\n"
+		"            filesystem (as /proc/self/mountinfo names it);\n"
+		"            check names end in _on_TYPE\n");
 	exit(2);
 }
 
@@ -655,7 +750,7 @@ static bool known_name(const char *name)
 int main(int argc, char **argv)
 {
 	const char *kernel = NULL;
-	char **only = NULL;
+	char **only = NULL, fs_err[512];
 	struct matrix_job *jobs;
 	size_t n_jobs;
 	ssize_t n;
@@ -685,6 +780,8 @@ int main(int argc, char **argv)
 			cfg.cli = v;
 		else if (!strcmp(a, "--sfs"))
 			cfg.sfs = v;
+		else if (!strcmp(a, "--fs"))
+			cfg.fs = v;
 		else
 			usage();
 		i++;
@@ -708,19 +805,22 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 
 	jobs = plan(only, &n_jobs);
+	check_filesystems(fs_err, sizeof(fs_err));
 	if (cfg.kernel != K_LSM) {
-		run_cells(jobs, n_jobs);
+		run_cells(jobs, n_jobs, fs_err);
 	} else {
 		printk_ratelimit_off();
-		run_cells(jobs, n_jobs);
+		run_cells(jobs, n_jobs, fs_err);
 		for (size_t i = 0; i < n_extras; i++)
-			if (selected(only, extras[i].name))
+			if (extra_selected(only, i))
 				run_unit(extras[i].checks, extra_unit, &extras[i],
 					 extras[i].timeout_ms, NULL);
 
-		const char *names[] = { "restore_default_policy_in_enforce[exec /]",
-					 NULL };
-		char why[768] = "";
+		char name[128], why[768] = "";
+		const char *names[] = { name, NULL };
+
+		snprintf(name, sizeof(name), "restore_default_policy_in_enforce%s[exec /]",
+			 on_fs());
 		bool ok = restore_default_policy(why, sizeof(why)) == 0;
 
 		out.names = names;

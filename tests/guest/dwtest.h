@@ -8,7 +8,9 @@
 
 #include "util.h"
 
-#define DW_DIR "/tmp/dw"
+/* The matrix's files are made under DW_DIR, on the filesystem of DW_TMP. */
+#define DW_TMP "/tmp"
+#define DW_DIR DW_TMP "/dw"
 /* Overridable only to dry-run the /usr/lib scenarios off the guest, from
  * a scratch build (see README.md). */
 #ifndef DW_USRLIB
@@ -50,6 +52,8 @@ struct config {
 	char bindir[4096]; /* where sleeper, forker, dynsleep... live */
 	const char *cli;   /* path of denywritectl */
 	const char *sfs;   /* securityfs directory of denywrite */
+	/* --fs: the filesystem type the matrix must run on, else NULL. */
+	const char *fs;
 };
 extern struct config cfg;
 /* "<bindir>/<name>" in a static buffer (4 slots). */

@@ -5,7 +5,8 @@ good/ is a complete, passing set of logs (host suite "host", guest suites
 "lsm" and "stock").  Each case below copies it, applies a few edits, runs
 the report on the copy and checks the verdict: "pass" (exit 0, no
 failure), or a failure whose FAIL line contains the given text (exit 1),
-so that a case cannot pass by failing for another reason.  An edit that
+so that a case cannot pass by failing for another reason.  A case may
+also name patterns that must match lines of the report.  An edit that
 does not apply fails its case.
 
 Prints "PLAN report N", then one PASS/FAIL line a case; exits 1 if one
@@ -92,8 +93,19 @@ def remove(path):
 LSM, STOCK, HOST = "lsm/results.log", "stock/results.log", "host/results.log"
 CON = "lsm/console.log"
 
+# The matrix again on ext4, as group_dwtest_on runs it: its own group, its
+# own check names, and where its files were.
+EXT4_GROUP = """PLAN dwtest-ext4 1
+CELL exec / enforce write_running_exe ETXTBSY
+STAT dwtest-ext4 fs /tmp ext4
+STAT dwtest-ext4 fs /usr/lib/libdwtest.so ext4
+MATRIX exec / enforce write_running_exe ETXTBSY
+PASS write_running_exe_denied_in_enforce_on_ext4[exec /]
+EXIT dwtest-ext4 0"""
+
 # One case a row: name, expected verdict ("pass" or a text of the FAIL
-# line), edits.
+# line), edits, and optionally regular expressions that lines of the
+# report must match.
 CASES = [
     ("complete_good_log_passes", "pass", []),
     ("allowed_skip_passes", "pass", [
@@ -162,6 +174,14 @@ CASES = [
         sub(CON, "    ok 1 parse_rule_valid", "    not ok 1 parse_rule_valid")]),
     ("kunit_absent_fails", "lsm/kunit: no KUnit", [
         drop(CON, r"KTAP|^ *1\.\.|ok \d|# ")]),
+    ("matrix_titles_name_the_filesystems", "pass", [
+        after(LSM, "^PLAN dwtest 5$", "STAT dwtest fs /tmp tmpfs\n"
+              "STAT dwtest fs /usr/lib/libdwtest.so rootfs"),
+        sub(LSM, "^GROUPS boot dwtest kmemleak$",
+            "GROUPS boot dwtest dwtest-ext4 kmemleak"),
+        after(LSM, "^EXIT dwtest 0$", EXT4_GROUP)],
+     [r"^rules: exec / on tmpfs \(/tmp\); rootfs \(/usr/lib/libdwtest\.so\)$",
+      r"^rules: exec / \(dwtest-ext4\) on ext4$"]),
     ("classic_unlike_stock_fails", "compare/classic_matches_stock_write_running_exe", [
         sub(STOCK, "^CELL - stock write_running_exe ETXTBSY$",
             "CELL - stock write_running_exe ok"),
@@ -203,8 +223,9 @@ for name, kind, line in EXTRA_SPLATS:
                   [append(CON, line)]))
 
 
-def run_case(expect, edits):
-    """None if the report's verdict is the expected one, else why not."""
+def run_case(expect, edits, shows=()):
+    """None if the report's verdict is the expected one and its output
+    matches every pattern of shows, else why not."""
     with tempfile.TemporaryDirectory(prefix="dwreport.") as tmp:
         d = os.path.join(tmp, "logs")
         shutil.copytree(GOOD, d)
@@ -221,6 +242,9 @@ def run_case(expect, edits):
     fails = [line for line in lines if line.startswith("FAIL ")]
     if not re.fullmatch(r"\d+ passed, \d+ failed", last):
         return f"last line is '{last}' (exit {p.returncode}); {p.stderr.strip()}"
+    missing = [rx for rx in shows if not re.search(rx, p.stdout, re.M)]
+    if missing:
+        return f"no line of the report matches {missing[0]}"
     if expect == "pass":
         if p.returncode != 0 or fails:
             return f"exit {p.returncode}: {'; '.join(fails) or last}"
@@ -239,8 +263,8 @@ def main():
           + ", ".join(missing) if missing else
           "PASS every_splat_kind_has_a_canned_line")
     failed = bool(missing)
-    for name, expect, edits in CASES:
-        why = run_case(expect, edits)
+    for name, expect, edits, *shows in CASES:
+        why = run_case(expect, edits, *shows)
         print(f"FAIL {name}: {why}" if why else f"PASS {name}", flush=True)
         failed |= why is not None
     return 1 if failed else 0
