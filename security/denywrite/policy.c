@@ -485,6 +485,25 @@ static void policy_swap_locked(struct denywrite_policy *policy,
 	denywrite_policy_free(old);
 }
 
+/*
+ * Index @policy, a changed copy of the published one (or an error from
+ * making it), and publish it; freed if it cannot be indexed.
+ */
+static int policy_publish_locked(struct denywrite_policy *policy,
+				 size_t *old_count)
+{
+	int err;
+
+	if (IS_ERR(policy))
+		return PTR_ERR(policy);
+	err = denywrite_policy_finish(policy);
+	if (err)
+		denywrite_policy_free(policy);
+	else
+		policy_swap_locked(policy, old_count);
+	return err;
+}
+
 /**
  * denywrite_policy_replace - publish a new policy, replacing the whole set
  * @policy: from denywrite_policy_parse(); ownership passes to the caller's
@@ -546,18 +565,11 @@ int denywrite_policy_add(char *line, size_t *old_count)
 
 	mutex_lock(&denywrite_policy_mutex);
 	policy = policy_copy_except(policy_locked(), 1, NULL);
-	if (IS_ERR(policy)) {
-		err = PTR_ERR(policy);
-		goto out_unlock;
+	if (!IS_ERR(policy)) {
+		policy->rules[policy->count - 1] = rule;
+		rule = (struct denywrite_rule){};
 	}
-	policy->rules[policy->count - 1] = rule;
-	rule = (struct denywrite_rule){};
-	err = denywrite_policy_finish(policy);
-	if (err)
-		denywrite_policy_free(policy);
-	else
-		policy_swap_locked(policy, old_count);
-out_unlock:
+	err = policy_publish_locked(policy, old_count);
 	mutex_unlock(&denywrite_policy_mutex);
 	rule_destroy(&rule);
 	return err;
@@ -587,15 +599,7 @@ int denywrite_policy_del(char *name, size_t *old_count)
 		goto out_unlock;
 	}
 	policy = policy_copy_except(old, 0, victim);
-	if (IS_ERR(policy)) {
-		err = PTR_ERR(policy);
-		goto out_unlock;
-	}
-	err = denywrite_policy_finish(policy);
-	if (err)
-		denywrite_policy_free(policy);
-	else
-		policy_swap_locked(policy, old_count);
+	err = policy_publish_locked(policy, old_count);
 out_unlock:
 	mutex_unlock(&denywrite_policy_mutex);
 	return err;
