@@ -109,7 +109,7 @@ static int protect_covered(struct file *file, const struct path *path,
 }
 
 /* The kernel opened @file to execute it: see the head of this file. */
-static int protect_exec_open(struct file *file)
+static noinline int protect_exec_open(struct file *file)
 {
 	const struct denywrite_policy *policy;
 	const struct denywrite_rule *exec, *lib;
@@ -130,7 +130,7 @@ static int protect_exec_open(struct file *file)
 	return err;
 }
 
-static bool write_denied(struct file *file)
+static bool write_denied(const struct file *file)
 {
 	const struct inode *inode = file_inode(file);
 	const struct inode *real = d_real_inode(file->f_path.dentry);
@@ -139,15 +139,25 @@ static bool write_denied(struct file *file)
 	       (real != inode && denywrite_inode_write_denied(real));
 }
 
+/* A new writer: refused if the file is protected. */
+static noinline int check_new_writer(struct file *file)
+{
+	if (!S_ISREG(file_inode(file)->i_mode) || !write_denied(file))
+		return 0;
+	return denywrite_refuse_file(DENYWRITE_OP_WRITE, file, NULL);
+}
+
+/*
+ * Every open of the system passes here: the slow paths are out of line, so
+ * that an open that is neither for writing nor for exec costs a few
+ * instructions (see README, "Performance").
+ */
 static int hook_file_post_open(struct file *file, int mask)
 {
 	if (denywrite_off())
 		return 0;
-	if (file->f_mode & FMODE_WRITE) {
-		if (!S_ISREG(file_inode(file)->i_mode) || !write_denied(file))
-			return 0;
-		return denywrite_refuse_file(DENYWRITE_OP_WRITE, file, NULL);
-	}
+	if (file->f_mode & FMODE_WRITE)
+		return check_new_writer(file);
 	if (file->f_flags & __FMODE_EXEC)
 		return protect_exec_open(file);
 	return 0;
@@ -188,7 +198,8 @@ static bool may_hold_by_mapping(struct file *file)
 /* PROT_EXEC is being added to a mapping of @file by the process. */
 static int protect_mapping(struct file *file)
 {
-	if (denywrite_file_is_protected(file) ||
+	if (!(denywrite_policy_scopes() & DENYWRITE_SCOPE_LIB) ||
+	    denywrite_file_is_protected(file) ||
 	    !(file->f_mode & FMODE_READ) || path_noexec(file_user_path(file)) ||
 	    !may_hold_by_mapping(file))
 		return 0;
@@ -292,7 +303,8 @@ static int hook_inode_setattr(struct mnt_idmap *idmap, struct dentry *dentry,
 
 static void hook_file_release(struct file *file)
 {
-	denywrite_file_release(file);
+	if (denywrite_inode_tracked(file_inode(file)))
+		denywrite_file_release(file);
 }
 
 static struct security_hook_list denywrite_hooks[] __ro_after_init = {

@@ -54,6 +54,8 @@
 DEFINE_SRCU(denywrite_policy_srcu);
 static struct denywrite_policy __rcu *denywrite_policy;
 static DEFINE_MUTEX(denywrite_policy_mutex);
+/* The published policy's scopes; see denywrite_policy_scopes(). */
+u8 denywrite_policy_scopes_now;
 
 static const struct {
 	const char *name;
@@ -480,6 +482,7 @@ static void policy_swap_locked(struct denywrite_policy *policy,
 	lockdep_assert_held(&denywrite_policy_mutex);
 	old = rcu_replace_pointer(denywrite_policy, policy,
 				  lockdep_is_held(&denywrite_policy_mutex));
+	WRITE_ONCE(denywrite_policy_scopes_now, policy ? policy->scopes : 0);
 	*old_count = old ? old->count : 0;
 	synchronize_srcu(&denywrite_policy_srcu);
 	denywrite_policy_free(old);

@@ -84,6 +84,21 @@ struct denywrite_policy {
 };
 
 extern struct srcu_struct denywrite_policy_srcu;
+extern u8 denywrite_policy_scopes_now;
+
+/**
+ * denywrite_policy_scopes - the scopes of the published policy
+ *
+ * A test before any lookup, for the hooks that run on every mapping: no
+ * SRCU section, no walk, when no rule could cover the file.  It may be a
+ * policy behind a concurrent swap, as a lookup that started first would.
+ *
+ * Return: the union of the scopes of the rules published now.
+ */
+static inline u8 denywrite_policy_scopes(void)
+{
+	return READ_ONCE(denywrite_policy_scopes_now);
+}
 
 int denywrite_parse_rule(char *line, struct denywrite_rule_spec *spec);
 struct denywrite_policy *denywrite_policy_parse(char *text);

@@ -54,6 +54,21 @@ static inline bool denywrite_inode_protected(const struct inode *inode)
 }
 
 /**
+ * denywrite_inode_tracked - may a file of @inode have a hold or a mark?
+ * @inode: the inode
+ *
+ * The test file_release makes for every file: nearly all have neither.
+ *
+ * Return: false if no file of @inode is held or marked.
+ */
+static inline bool denywrite_inode_tracked(const struct inode *inode)
+{
+	const struct denywrite_inode *blob = denywrite_inode(inode);
+
+	return atomic_read(&blob->holders) || atomic_read(&blob->marks);
+}
+
+/**
  * enum denywrite_writers - how denywrite_file_protect() treats writers
  * @DENYWRITE_WRITERS_CHECK: refuse if the file is open for writing or has a
  *                           shared writable mapping, unless this file passed
