@@ -12,11 +12,16 @@ INITRD := $(B)/initramfs.cpio.gz
 CLI := policy-tool/denywritectl
 FRAGMENTS := qemu/kernel.config qemu/debug.config qemu/denywrite.config
 STOCK_FRAGMENTS := qemu/kernel.config qemu/debug.config
+# The Debian guest's kernel: no KASAN or lockdep, so systemd boots in
+# reasonable time under TCG (README.md, "On a real system").
+DEBIAN_OBJ := $(B)/obj-debian
+DEBIAN_FRAGMENTS := qemu/kernel.config qemu/denywrite.config qemu/systemd.config
 
 export QEMU_ACCEL ?= tcg
 
 .PHONY: all deps kernel kernel-stock cli install deb guest-progs initramfs \
-	run test test-stock check-host checkpatch clean
+	run test test-stock check-host checkpatch clean \
+	kernel-debian debian-vm test-debian run-debian
 
 all: kernel initramfs
 
@@ -80,6 +85,20 @@ test: deps
 
 test-stock: deps
 	@scripts/test.sh stock
+
+# A Debian 12 guest with systemd (README.md, "On a real system").
+kernel-debian: deps
+	@scripts/prepare-tree.sh $(KSRC) patches
+	@scripts/build-kernel.sh $(KSRC) $(DEBIAN_OBJ) $(DEBIAN_FRAGMENTS)
+
+debian-vm: kernel-debian
+	@scripts/debian-vm.sh $(B)/debian
+
+test-debian: debian-vm
+	@scripts/test-debian.sh test $(B)/debian
+
+run-debian: debian-vm
+	@scripts/test-debian.sh run $(B)/debian
 
 checkpatch: kernel
 	@scripts/checkpatch.sh $(KSRC)
