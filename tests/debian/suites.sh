@@ -18,6 +18,8 @@ cli=/usr/sbin/denywritectl
 libdir=/usr/lib/x86_64-linux-gnu
 work=/var/tmp/dw
 packaged_rules="exec / | lib $libdir"
+# dpkg and apt-get run without a terminal.
+export DEBIAN_FRONTEND=noninteractive
 
 # ---- the suites ------------------------------------------------------------
 # One row a group: GROUP TIMEOUT-SECONDS COMMAND (see qemu/guest-suites.sh).
@@ -113,7 +115,7 @@ gcc=$work/gcc
 checks_gcc='
 gcc_builds_a_program_under_all_rule        "exit 0"          gcc_build
 built_program_runs_under_all_rule          "hello from gcc"  $gcc/hello
-built_program_is_protected_while_it_runs   denied            exec_then_write $gcc/prog $gcc/prog
+built_program_is_protected_while_it_runs   denied            exec_then_write $gcc/prog $gcc/prog 60
 gcc_relinks_a_running_program_with_ld      "exit 0, still running 1"  gcc_relink_running
 '
 checks_boot_off='
@@ -272,7 +274,7 @@ build_packages() {
 dpkg_install() {	# dpkg_install VERSION
 	audit_mark
 	stat -c %i /usr/bin/dwdemo $libdir/libdwdemo.so.1 >$work/inodes.old 2>/dev/null
-	show dpkg -i $pkg/dwdemo_$1_amd64.deb
+	show dpkg -i "$pkg/dwdemo_$1_amd64.deb"
 	echo "exit $?"
 }
 
