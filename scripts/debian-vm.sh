@@ -154,7 +154,7 @@ make_image() {
 	in_root "$stage" systemctl enable dwdebian-early.service dwdebian.service \
 		>/dev/null 2>&1
 	rm -f "$dir/debian.img"
-	mke2fs -q -t ext4 -L dwdebian -d "$stage" "$dir/debian.img" "$image_size"
+	mke2fs -q -t ext4 -L dwdebian -d "$stage" "$dir/debian.img" "$image_size" >/dev/null
 	rm -rf "$stage"
 	echo "$want" >"$dir/image.stamp"
 	echo "debian-vm: image: $dir/debian.img ($(du -m "$dir/debian.img" | cut -f1) MiB used of $image_size)"

@@ -39,7 +39,7 @@ make_test_disk() {
 		cp -R "$dir/bin" "$stage/bin" &&
 		cp tests/guest/bin/dwrun "$stage/bin/" &&
 		rm -f "$disk" &&
-		mke2fs -q -t ext4 -L dwtests -d "$stage" "$disk" 64M
+		mke2fs -q -t ext4 -L dwtests -d "$stage" "$disk" 64M >/dev/null
 }
 
 boot() {	# boot SUITE KERNEL-ARGS
@@ -94,7 +94,7 @@ case $what in
 run)
 	if [ -t 0 ]; then
 		echo "Debian 12 on the denywrite kernel: log in as root (no password)."
-		echo "'systemctl reboot' or 'poweroff -f' leaves; changes are not kept."
+		echo "'systemctl reboot' (or 'reboot') leaves; changes are not kept."
 		exec scripts/debian-boot.sh --interactive "$bz" "$image" "$disk" "lsm=denywrite"
 	fi
 	rm -rf "$out-demo"

@@ -68,7 +68,7 @@ checks_libc='
 cp_over_libc_in_use_fails_with_etxtbsy       "Text file busy"  cp_over $libc
 libc_is_unchanged_after_the_refused_cp       unchanged  libc_unchanged
 refused_cp_is_in_the_audit_log               logged     audit_has write $libc
-why_names_the_systemd_services_holding_libc  "init.scope dbus.service serial-getty@ttyS0.service systemd-journald.service systemd-logind.service systemd-udevd.service"  why_units $libc
+why_names_the_systemd_services_holding_libc  "dbus.service init.scope serial-getty@ttyS0.service systemd-journald.service systemd-logind.service systemd-udevd.service"  why_units $libc
 system_still_running_after_the_refused_cp    running    system_state
 '
 checks_dpkg='
@@ -105,7 +105,7 @@ running_program_is_corrupted_in_mode_off          "corrupted: now runs version 2
 relinked_output_overwrote_the_running_file_in_mode_off  same-file  mold_output
 '
 race=$work/race
-race_rounds=150
+race_rounds=500
 checks_race='
 build_race_under_exec_rule_fails_with_etxtbsy     "some ETXTBSY, no other failure"  race_run exec
 build_race_under_ignore_writers_never_fails       "no ETXTBSY, no other failure"    race_run exec,ignore-writers
@@ -230,12 +230,14 @@ audit_since_mark() {
 	echo "$new denials"
 }
 
-# why_units FILE: the units of the processes "denywritectl why" names,
-# among those a Debian system runs at boot.
+# why_units FILE: the units of the processes "denywritectl why" names
+# (from their cgroups: udevd runs in a sub-cgroup of its service), among
+# those a Debian system runs at boot, sorted.
 why_units() {
 	show $cli why "$1"
 	for pid in $(sed -n 's/^ *pid \([0-9]*\),.*/\1/p' $work/show.out); do
-		sed -n 's|^0::.*/||p' /proc/$pid/cgroup 2>/dev/null
+		sed -n 's|^0::||p' "/proc/$pid/cgroup" 2>/dev/null | tr / '\n' |
+			grep -E '[.](service|scope)$' | tail -n1
 	done | sort -u >$work/units
 	say "units: $(paste -sd' ' $work/units)"
 	grep -xE 'init.scope|dbus.service|serial-getty@ttyS0.service|systemd-(journald|logind|udevd).service' \
@@ -296,7 +298,8 @@ dwdemo_inodes() {
 
 service_kept() {
 	pid=$(systemctl show -p MainPID --value dwdemo)
-	show sh -c "ls -l /proc/$pid/exe; grep libdwdemo /proc/$pid/maps"
+	show ls -l "/proc/$pid/exe"
+	show grep libdwdemo "/proc/$pid/maps"
 	what="runs $(readlink /proc/$pid/exe)"
 	case $what in
 	*"(deleted)") grep -q 'libdwdemo.so.1 (deleted)' /proc/$pid/maps &&
@@ -309,6 +312,7 @@ service_kept() {
 
 service_restart() {
 	rm -f /run/dwdemo.version
+	systemctl daemon-reload	# the package replaced the unit file too
 	show systemctl restart dwdemo
 	wait_until 50 test -s /run/dwdemo.version
 	cat /run/dwdemo.version 2>&1
@@ -326,7 +330,7 @@ lib_in_use() {	# lib_in_use SONAME: in-use if some process maps it
 
 apt_reinstall() {
 	audit_mark
-	show apt-get install --reinstall --no-download -y "$1"
+	show apt-get install -o Dpkg::Use-Pty=0 --reinstall --no-download -y "$1"
 	echo "exit $?"
 }
 
