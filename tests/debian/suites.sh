@@ -226,6 +226,7 @@ audit_mark() { denials | wc -l >$work/audit.mark; }
 audit_since_mark() {
 	now=$(denials | wc -l)
 	new=$((now - $(cat $work/audit.mark)))
+	say "denial records in the kernel log since then: $new"
 	[ $new -gt 0 ] && denials | tail -n $new | sed 's/^/# /' >&3
 	echo "$new denials"
 }
@@ -315,6 +316,7 @@ service_restart() {
 	systemctl daemon-reload	# the package replaced the unit file too
 	show systemctl restart dwdemo
 	wait_until 50 test -s /run/dwdemo.version
+	show cat /run/dwdemo.version
 	cat /run/dwdemo.version 2>&1
 }
 
