@@ -11,7 +11,9 @@
 #   debian_off     lsm=denywrite denywrite.mode=off: mold corrupts
 #   debian_broken  lsm=denywrite and a broken policy file
 #   debian_nolsm   lsm=capability: denywrite not active
-# then the boot time ratio (suite debian_boottime, here), and one report
+# then two more boots with and two without denywrite that only measure
+# the boot time (time_denywrite_N, time_nolsm_N), the boot time ratio
+# (suite debian_boottime, here), and one report
 # (scripts/report.py) whose last line is "N passed, N failed".  The
 # transcript of what the guest ran goes to DIR/test/transcript.txt.
 # run: with a terminal on stdin, a login on the serial console (root, no
@@ -52,23 +54,36 @@ stat_of() {	# stat_of SUITE GROUP KEY: a STAT figure of a suite's results
 	sed -n "s/^STAT $2 $3 //p" "$out/$1/results.log" 2>/dev/null | tr -d '\r' | tail -n1
 }
 
-# The ratio of the boot times with and without denywrite, as a host suite:
-# its check fails if either time was not measured.
+samples() {	# samples SUITE...: their boot times, comma-separated
+	for s in "$@"; do
+		stat_of "$s" boot seconds_to_running
+	done | paste -sd, -
+}
+
+# The boot times with and without denywrite, as a host suite: three boots
+# of each (the first two suites, then the timing boots, alternately), the
+# fastest of each (the machine is shared: a slow boot is one that waited
+# for the CPU), and their ratio.  Its check fails unless all six were
+# measured.
 boot_time_suite() {
-	with=$(stat_of debian boot seconds_to_running)
-	without=$(stat_of debian_nolsm boot seconds_to_running)
+	with=$(samples debian time_denywrite_1 time_denywrite_2)
+	without=$(samples debian_nolsm time_nolsm_1 time_nolsm_2)
 	s=$out/debian_boottime
 	mkdir -p "$s"
 	{
 		printf 'SUITE debian_boottime %s\nGROUPS boottime\nPLAN boottime 1\n' "$runid"
-		if [ -n "$with" ] && [ -n "$without" ]; then
-			echo "PASS boot_times_measured_with_and_without_denywrite"
-			printf 'STAT boottime seconds_with_denywrite %s\n' "$with"
-			printf 'STAT boottime seconds_without_denywrite %s\n' "$without"
-			printf 'STAT boottime ratio %s\n' "$(echo "$with $without" |
-				awk '{ printf "%.3f", $1 / $2 }')"
+		if echo "$with $without" | grep -qx '[0-9.]*,[0-9.]*,[0-9.]* [0-9.]*,[0-9.]*,[0-9.]*'; then
+			echo "PASS boot_times_measured_three_times_with_and_without_denywrite"
+			echo "$with $without" | tr , ' ' | awk '{
+				a = $1; if ($2 < a) a = $2; if ($3 < a) a = $3
+				b = $4; if ($5 < b) b = $5; if ($6 < b) b = $6
+				printf "STAT boottime seconds_with_denywrite %s,%s,%s\n", $1, $2, $3
+				printf "STAT boottime seconds_without_denywrite %s,%s,%s\n", $4, $5, $6
+				printf "STAT boottime fastest_with_denywrite %s\n", a
+				printf "STAT boottime fastest_without_denywrite %s\n", b
+				printf "STAT boottime ratio_of_fastest %.3f\n", a / b }'
 		else
-			echo "FAIL boot_times_measured_with_and_without_denywrite:" \
+			echo "FAIL boot_times_measured_three_times_with_and_without_denywrite:" \
 				"with '$with', without '$without'"
 		fi
 		printf 'EXIT boottime 0\nEND debian_boottime\n'
@@ -113,11 +128,16 @@ test)
 	boot debian_off "lsm=denywrite denywrite.mode=off"
 	boot debian_broken "lsm=denywrite"
 	boot debian_nolsm "lsm=capability"
+	for n in 1 2; do
+		boot time_denywrite_$n "lsm=denywrite"
+		boot time_nolsm_$n "lsm=capability"
+	done
 	boot_time_suite
 	transcript debian debian_off debian_broken debian_nolsm >"$out/transcript.txt"
 	echo "== report ($(($(date +%s) - start)) s; transcript in $out/transcript.txt)"
 	exec scripts/report.py --host debian_boottime "$out" debian \
-		debian_off debian_broken debian_nolsm
+		debian_off debian_broken debian_nolsm time_denywrite_1 time_nolsm_1 \
+		time_denywrite_2 time_nolsm_2
 	;;
 *)
 	echo "usage: $0 test|run DIR" >&2

@@ -51,8 +51,17 @@ boot      300  group_checks boot_nolsm
 suite_debian_demo='
 demo      600  group_checks demo libc_setup
 '
+# Boots that only measure the boot time, alternately with and without
+# denywrite (scripts/test-debian.sh): time_denywrite_N, time_nolsm_N.
+suite_time='
+boot      300  group_checks boot_time
+'
+time_suites='time_denywrite_1 time_nolsm_1 time_denywrite_2 time_nolsm_2'
+for s in $time_suites; do
+	eval "suite_$s=\$suite_time"
+done
 # No kmemleak in this kernel (no debug options), and no check may skip.
-no_kmemleak='debian debian_off debian_broken debian_nolsm debian_demo'
+no_kmemleak="debian debian_off debian_broken debian_nolsm debian_demo $time_suites"
 
 # ---- check tables: NAME WANT PROBE [ARGS...] (run_table) -------------------
 
@@ -117,6 +126,9 @@ gcc_builds_a_program_under_all_rule        "exit 0"          gcc_build
 built_program_runs_under_all_rule          "hello from gcc"  $gcc/hello
 built_program_is_protected_while_it_runs   denied            exec_then_write $gcc/prog $gcc/prog 60
 gcc_relinks_a_running_program_with_ld      "exit 0, still running 1"  gcc_relink_running
+'
+checks_boot_time='
+system_reaches_running_state_timed  running  boot_state
 '
 checks_boot_off='
 system_reaches_running_state_in_mode_off     running  system_state
