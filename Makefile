@@ -19,8 +19,8 @@ DEBIAN_FRAGMENTS := qemu/kernel.config qemu/denywrite.config qemu/systemd.config
 
 export QEMU_ACCEL ?= tcg
 
-.PHONY: all deps kernel kernel-stock cli install deb guest-progs initramfs \
-	run test test-stock check-host checkpatch clean \
+.PHONY: all deps kernel kernel-stock cli install deb guest-progs bench-progs \
+	initramfs run test test-stock check-host checkpatch bench bench-patched clean \
 	kernel-debian debian-vm test-debian run-debian
 
 all: kernel initramfs
@@ -53,7 +53,10 @@ deb:
 guest-progs: deps
 	@$(MAKE) -s -C tests/guest
 
-initramfs: cli guest-progs
+bench-progs: deps
+	@$(MAKE) -s -C tests/bench
+
+initramfs: cli guest-progs bench-progs
 	@$(MAKE) -s $(INITRD)
 
 # The guest's content is the list in qemu/initramfs.list: a listed file that
@@ -103,7 +106,18 @@ run-debian: debian-vm
 checkpatch: kernel
 	@scripts/checkpatch.sh $(KSRC)
 
+# Benchmarks, not part of `make test` (README.md, "Performance"): build
+# the two benchmark kernels, boot every configuration, print the table
+# (build/bench.txt, build/bench.csv).  bench-patched reruns only the
+# patched kernel's configurations against the saved stock results.
+bench: deps
+	@scripts/bench.sh
+
+bench-patched: deps
+	@scripts/bench.sh --patched-only
+
 clean:
 	rm -rf $(B)
 	$(MAKE) -s -C policy-tool clean
 	$(MAKE) -s -C tests/guest clean
+	$(MAKE) -s -C tests/bench clean

@@ -39,12 +39,22 @@ cli       300  sh /tests/cli.sh
 coverage  300  /tests/bin/coverage
 sfs       300  /tests/bin/sfstest
 walkstorm 300  /tests/bin/walkstorm
+promises  300  /tests/bin/promises
+stress    300  /tests/bin/stress --kernel lsm
+bench-smoke 300 /tests/bench/dwbench --smoke
 '
 suite_cli='
 cli       300  sh /tests/cli.sh
 '
 suite_params='
 params    60   group_checks params
+'
+# The boot parameters, each booted and exercised (scripts/test.sh).
+suite_params_off='
+params_off   60  group_checks params_off
+'
+suite_default_lsm='
+default_lsm  60  group_checks default_lsm
 '
 suite_removed='
 removed   60   group_checks removed
@@ -54,6 +64,7 @@ prctl     60   group_prctl 13 removed protect
 suite_stock='
 dwtest    300  /tests/bin/dwtest --kernel stock
 prctl     60   group_prctl 13 stock protect
+stress    300  /tests/bin/stress --kernel stock
 '
 no_kmemleak='stock'
 kmemleak_row='kmemleak  300  group_checks kmemleak'
@@ -65,6 +76,8 @@ allow_skip_lsm='
 old_writer_fd_ficlone_into_denied_in_enforce[exec,ignore-writers /tmp/cov/ext4]
 '
 allow_skip_params=''
+allow_skip_params_off=''
+allow_skip_default_lsm=''
 allow_skip_removed=''
 allow_skip_stock=''
 
@@ -81,6 +94,24 @@ boot_default_rules_are_exec_root     "exec /"  contents $sfs/rules
 checks_params='
 param_mode_audit_is_applied               audit  contents $sfs/mode
 param_default_none_starts_without_rules   ""     contents $sfs/rules
+param_default_none_leaves_running_program_writable_allowed  "allowed write+0 audited+0"  prog_write_counted
+param_mode_audit_logs_write_to_covered_program_allowed      "allowed write+0 audited+1"  prog_write_counted "" "exec /"
+'
+# denywrite.mode=off denywrite.default=classic: nothing is refused until
+# the mode is enforce, then the classic rule is there.
+checks_params_off='
+param_mode_off_is_applied                 off       contents $sfs/mode
+param_default_classic_loads_exec_root     "exec /"  contents $sfs/rules
+param_mode_off_leaves_running_program_writable_allowed            "allowed write+0 audited+0"  prog_write_counted
+param_default_classic_protects_running_program_in_enforce_denied  "denied write+1 audited+0"   prog_write_counted enforce
+'
+# No lsm= at all: denywrite comes from the default CONFIG_LSM list.
+checks_default_lsm='
+default_lsm_boot_has_no_lsm_parameter             absent    lsm_parameter
+default_lsm_list_activates_denywrite              listed    lsm_listing
+default_lsm_list_boots_in_enforce                 enforce   contents $sfs/mode
+default_lsm_list_loads_exec_root                  "exec /"  contents $sfs/rules
+default_lsm_list_protects_running_program_denied  "denied write+1 audited+0"  prog_write_counted
 '
 checks_removed='
 removed_kernel_has_no_denywrite_lsm   not-listed  lsm_listing
@@ -186,6 +217,16 @@ lsm_listing() {
 
 contents() { cat "$1" 2>&1; }
 
+lsm_parameter() {	# present or absent: lsm= on the kernel command line
+	if tr ' ' '\n' </proc/cmdline | grep -q '^lsm='; then
+		echo present
+	else
+		echo absent
+	fi
+}
+
+stat_value() { sed -n "s/^$1 //p" $sfs/stats; }	# stat_value KEY
+
 # write_probe FILE: denied (Text file busy), allowed, or the error.
 write_probe() {
 	if err=$( (: >>"$1") 2>&1); then
@@ -220,6 +261,31 @@ exec_then_write() {
 	fi
 	kill $pid 2>/dev/null
 	wait $pid 2>/dev/null
+}
+
+# prog_write_counted [MODE [RULES]]: in MODE with RULES ("" or nothing:
+# as they are), run a fresh copy of the sleeper and try to open it for
+# writing; print the outcome and how denied_write and audited moved, as
+# "denied write+1 audited+0".  The mode and rules are put back after.
+prog_write_counted() {
+	old_mode=$(cat $sfs/mode) old_rules=$(cat $sfs/rules)
+	p=/tmp/dwboot/prog
+	rm -rf /tmp/dwboot
+	if [ -n "${1:-}" ] && ! echo "$1" >$sfs/mode; then
+		echo "setup: mode $1"
+	elif [ -n "${2:-}" ] && ! printf '%s\n' "$2" >$sfs/rules; then
+		echo "setup: rules $2"
+	elif ! { mkdir -p /tmp/dwboot && cp $bin/sleeper $p; }; then
+		echo "setup: cp $bin/sleeper $p"
+	else
+		w=$(stat_value denied_write) a=$(stat_value audited)
+		got=$(exec_then_write $p $p)
+		echo "$got write+$(($(stat_value denied_write) - w))" \
+			"audited+$(($(stat_value audited) - a))"
+	fi
+	echo "$old_mode" >$sfs/mode
+	printf '%s\n' "$old_rules" >$sfs/rules
+	rm -rf /tmp/dwboot
 }
 
 # setexe_start FILE: run setexe FILE in the background ($setexe_pid) and
@@ -332,7 +398,7 @@ policy_reads() {
 	writer=$!
 	old=$(cat $a/a) new=$(cat $a/b)
 	bad=0 na=0 nb=0 i=0
-	while [ $i -lt 100 ]; do
+	while [ $i -lt 40 ]; do
 		r=$(cat $sfs/rules)
 		if [ "$r" = "$old" ]; then na=$((na + 1))
 		elif [ "$r" = "$new" ]; then nb=$((nb + 1))
@@ -453,6 +519,11 @@ run_suite() {	# run_suite SUITE RUN-ID
 	demo)
 		. /tests/demo.sh
 		demo
+		echo "END $1"
+		return
+		;;
+	bench)	# make bench: its groups and figures (tests/bench/suite.sh)
+		sh /tests/bench/suite.sh
 		echo "END $1"
 		return
 		;;

@@ -3,13 +3,21 @@
 # boot.sh --interactive BZIMAGE INITRD "KERNEL ARGS"  (console on stdio)
 #
 # QEMU_ACCEL (default tcg; kvm where it works), QEMU_TIMEOUT (seconds,
-# default 1200), QEMU_MEM (default 1024 MiB).  The guest ends the VM with
-# "reboot -f" under -no-reboot; the timeout is only a safety net.
+# default 3600), QEMU_MEM (default 1024 MiB), QEMU_EXTRA (more QEMU
+# options, e.g. "-icount shift=0,sleep=off" for the benchmarks, which also
+# pass their own -smp).  The guest ends the VM with
+# "reboot -f" under -no-reboot; each test group has its own timeout inside
+# the guest, so this one is only a safety net for a hung kernel.
+#
+# Two CPUs, as two sockets: the kernel has no ACPI and finds its CPUs in
+# the MP table, which lists one CPU per socket (with -smp 2 alone, the
+# guest brings up one CPU and the race tests race nothing).
 set -eu
 accel=${QEMU_ACCEL:-tcg}
-limit=${QEMU_TIMEOUT:-1200}
+limit=${QEMU_TIMEOUT:-3600}
 mem=${QEMU_MEM:-1024}
-common="-accel $accel -cpu max,la57=off -m $mem -smp 2 -no-reboot -nodefaults -display none"
+common="-accel $accel -cpu max,la57=off -m $mem -smp 2,sockets=2,cores=1,threads=1"
+common="$common -no-reboot -nodefaults -display none ${QEMU_EXTRA:-}"
 
 if [ "$1" = --interactive ]; then
 	kernel=$2 initrd=$3 args=$4

@@ -3,8 +3,10 @@
 #
 # all: the report's own tests, the host unit tests, the static checks, then
 # the patched kernel booted with denywrite (suite lsm: the LSM suite and the
-# matrix of modes x rule sets x scenarios), with boot parameters (params),
-# without denywrite (removed, the backport alone), and the stock kernel
+# matrix of modes x rule sets x scenarios), with boot parameters (params:
+# mode audit, default none; params_off: mode off, default classic), without
+# any lsm= (default_lsm: the default CONFIG_LSM list), without denywrite
+# (removed, the backport alone), and the stock kernel
 # (stock); then one report whose last line is "N passed, N failed".
 # stock: only the stock kernel.
 #
@@ -31,7 +33,7 @@ if [ "$what" = all ]; then
 		checkpatch_strict_is_clean tree_has_2021_map_denywrite_removal
 		kerneldoc_is_clean stock_kernel_builds"
 	host_suites="report host steps"
-	guest_suites="lsm params removed stock"
+	guest_suites="lsm params params_off default_lsm removed stock"
 	# Only this run's results: start from an empty directory.
 	rm -rf "$out"
 else
@@ -114,6 +116,8 @@ if [ "$what" = all ]; then
 		echo "== booting the patched kernel"
 		boot lsm "$bz" "lsm=capability,denywrite"
 		boot params "$bz" "lsm=capability,denywrite denywrite.mode=audit denywrite.default=none"
+		boot params_off "$bz" "lsm=capability,denywrite denywrite.mode=off denywrite.default=classic"
+		boot default_lsm "$bz" ""
 		boot removed "$bz" "lsm=capability"
 	else
 		for s in checkpatch_strict_is_clean tree_has_2021_map_denywrite_removal kerneldoc_is_clean; do

@@ -281,7 +281,10 @@ static int hook_inode_setattr(struct mnt_idmap *idmap, struct dentry *dentry,
 	struct inode *inode = d_backing_inode(dentry);
 
 	if (denywrite_off() ||
-	    !(attr->ia_valid & ATTR_SIZE) || !S_ISREG(inode->i_mode) ||
+	    !(attr->ia_valid & ATTR_SIZE) || !S_ISREG(inode->i_mode))
+		return 0;
+	/* ftruncate() and O_TRUNC truncate through a file open already. */
+	if (attr->ia_valid & ATTR_FILE ? !denywrite_inode_protected(inode) :
 	    !denywrite_inode_write_denied(inode))
 		return 0;
 	return denywrite_refuse_dentry(DENYWRITE_OP_TRUNCATE, dentry);

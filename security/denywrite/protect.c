@@ -28,11 +28,15 @@
  *
  * Writers and protectors race without a lock, Dekker style.  The VFS
  * raises i_writecount before the file_post_open and inode_setattr hooks
- * run; a protector raises holders, then reads i_writecount; a writer
- * (having raised i_writecount) reads holders.  A full barrier on each side
- * between its increment and its read guarantees that at least one of them
- * sees the other, so a writer and an exec can both fail but never both
- * succeed.
+ * run; a protector raises the inode's claims, then reads i_writecount; a
+ * new writer (having raised i_writecount) reads claims and holders.  A full
+ * barrier on each side between its increment and its reads guarantees that
+ * at least one of them sees the other, so a new writer and an exec can both
+ * fail but never both succeed.  A protector that finds no writer raises
+ * holders before it drops its claim, so a writer that finds no claim finds
+ * the hold.  A writer whose file is open already is refused only by a
+ * hold: the protectors that might race with it see its i_writecount and
+ * back off, and must not make its writes fail while they do.
  */
 
 #include <linux/atomic.h>
@@ -115,6 +119,22 @@ static void hold_inodes(struct file *file, const struct inode *inodes[2])
 		inodes[1] = NULL;
 }
 
+static void inodes_claim(const struct denywrite_hold *hold)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(hold->inodes) && hold->inodes[i]; i++)
+		atomic_inc(&denywrite_inode(hold->inodes[i])->claims);
+}
+
+static void inodes_unclaim(const struct denywrite_hold *hold)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(hold->inodes) && hold->inodes[i]; i++)
+		atomic_dec(&denywrite_inode(hold->inodes[i])->claims);
+}
+
 static void inodes_hold(const struct denywrite_hold *hold)
 {
 	size_t i;
@@ -156,15 +176,19 @@ static bool has_writers(const struct denywrite_hold *hold,
 }
 
 /**
- * denywrite_inode_write_denied - would a writer of @inode be refused now?
+ * denywrite_inode_write_denied - would a new writer of @inode be refused?
  * @inode: the inode; the caller has already raised i_writecount for it
  *
- * Return: true if @inode is protected.
+ * Return: true if @inode is protected, or a protector is checking it.
  */
 bool denywrite_inode_write_denied(const struct inode *inode)
 {
 	/* Pairs with the barrier in denywrite_file_protect(). */
 	smp_mb();
+	if (atomic_read(&denywrite_inode(inode)->claims))
+		return true;
+	/* A protector raises holders before it drops its claim. */
+	smp_rmb();
 	return denywrite_inode_protected(inode);
 }
 
@@ -230,13 +254,18 @@ int denywrite_file_protect(struct file *file, enum denywrite_writers writers,
 		return -ENOMEM;
 	hold->file = file;
 	hold_inodes(file, hold->inodes);
-	inodes_hold(hold);
+	inodes_claim(hold);
 	/* Pairs with the barrier in denywrite_inode_write_denied(). */
 	smp_mb();
 	if (writers != DENYWRITE_WRITERS_ALLOWED && has_writers(hold, writers)) {
-		hold_free(hold);
+		inodes_unclaim(hold);
+		kmem_cache_free(hold_cache, hold);
 		return -ETXTBSY;
 	}
+	inodes_hold(hold);
+	/* Pairs with the smp_rmb() in denywrite_inode_write_denied(). */
+	smp_mb();
+	inodes_unclaim(hold);
 	if (writers != DENYWRITE_WRITERS_IGNORE)
 		__set_bit(HOLD_CHECKED, &hold->flags);
 	if (transient)

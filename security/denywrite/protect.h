@@ -17,14 +17,20 @@
  *           that was executed or mapped executable under a rule holds its
  *           inode once, and the inode behind it on a stacked filesystem
  *           (see denywrite_file_protect()), until its last reference is
- *           dropped.  Changed with atomic operations only; see
- *           denywrite_file_protect() for the ordering against i_writecount.
+ *           dropped.  Changed with atomic operations only.
+ * @claims: number of protectors checking this inode's writers now; a
+ *          protector that finds none turns its claim into a hold.  New
+ *          writers are refused while a claim or a hold is up, writes
+ *          through files opened before only while a hold is, so that a
+ *          protector that fails leaves no trace on them.  See
+ *          denywrite_file_protect() for the ordering against i_writecount.
  * @marks: number of files of this inode marked by
  *         denywrite_file_mark_audited(), so that releasing any other file
  *         needs no lookup
  */
 struct denywrite_inode {
 	atomic_t holders;
+	atomic_t claims;
 	atomic_t marks;
 };
 

@@ -13,21 +13,31 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-static inline void dw_signal_ready(void)
+/* The readiness pipe from DWTEST_READY_FD, or -1 without one. */
+static inline int dw_ready_fd(void)
 {
 	const char *s = getenv("DWTEST_READY_FD");
 	char *end;
 	long fd;
 
 	if (!s || !*s)
-		return;
+		return -1;
 	fd = strtol(s, &end, 10);
 	if (*end || fd < 3 || fd > 65535)
+		return -1;
+	return (int)fd;
+}
+
+static inline void dw_signal_ready(void)
+{
+	int fd = dw_ready_fd();
+
+	if (fd < 0)
 		return;
-	if (write((int)fd, "R", 1) != 1) {
+	if (write(fd, "R", 1) != 1) {
 		/* nobody listening: nothing to do */
 	}
-	close((int)fd);
+	close(fd);
 	unsetenv("DWTEST_READY_FD");
 }
 

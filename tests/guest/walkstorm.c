@@ -7,7 +7,7 @@
  * makes every lockless walk over the chain race with a rename; a walk that
  * retried under RCU for ever would keep a CPU inside the kernel (an RCU
  * stall) through the world-writable query file or any exec.  This program
- * builds a chain of N directories (default 2000) with a program at the
+ * builds a chain of N directories (default 1000) with a program at the
  * bottom, sets the rule "exec <a directory off the chain>" so that every
  * match walks the whole chain and crosses a mount, renames the top of the
  * chain back and forth from R processes (default 2), and meanwhile asks the
@@ -41,7 +41,7 @@
 
 static const char *sfs = "/sys/kernel/security/denywrite";
 static const char *bindir = "/tests/bin";
-static int depth = 2000, seconds = 5, renamers = 2;
+static int depth = 1000, seconds = 4, renamers = 2;
 
 static long long now_ms(void)
 {
