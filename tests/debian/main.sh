@@ -4,7 +4,7 @@
 # serial port, /dev/ttyS1), then reboots, which ends the VM (QEMU runs with
 # -no-reboot).  dwdebian.keep=1 leaves the system running instead.
 t=/run/dwdebian
-suite=$(sed -n 's/.*dwdebian=\([a-z_]*\).*/\1/p' /proc/cmdline)
+suite=$(sed -n 's/.*dwdebian=\([a-z0-9_]*\).*/\1/p' /proc/cmdline)
 runid=$(sed -n 's/.*dwrun=\([A-Za-z0-9._-]*\).*/\1/p' /proc/cmdline)
 # Audit records reach the kernel log through printk_ratelimit(): let every
 # one through, the tests count them.
