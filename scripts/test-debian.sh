@@ -110,7 +110,9 @@ run)
 	if [ -t 0 ]; then
 		echo "Debian 12 on the denywrite kernel: log in as root (no password)."
 		echo "'systemctl reboot' (or 'reboot') leaves; changes are not kept."
-		exec scripts/debian-boot.sh --interactive "$bz" "$image" "$disk" "lsm=denywrite"
+		echo "(poweroff only halts: the kernel has no ACPI; Ctrl-a x quits QEMU.)"
+		exec scripts/debian-boot.sh --interactive "$bz" "$image" "$disk" \
+			"lsm=denywrite quiet"
 	fi
 	rm -rf "$out-demo"
 	mkdir -p "$out-demo"
