@@ -13,11 +13,16 @@ FSIMAGE := $(B)/dwfs.img
 CLI := policy-tool/denywritectl
 FRAGMENTS := qemu/kernel.config qemu/debug.config qemu/denywrite.config
 STOCK_FRAGMENTS := qemu/kernel.config qemu/debug.config
+# The Debian guest's kernel: no KASAN or lockdep, so systemd boots in
+# reasonable time under TCG (README.md, "On a real system").
+DEBIAN_OBJ := $(B)/obj-debian
+DEBIAN_FRAGMENTS := qemu/kernel.config qemu/denywrite.config qemu/systemd.config
 
 export QEMU_ACCEL ?= tcg
 
 .PHONY: all deps kernel kernel-stock cli install deb guest-progs bench-progs \
-	initramfs run test test-stock check-host checkpatch bench bench-patched clean
+	initramfs run test test-stock check-host checkpatch bench bench-patched clean \
+	kernel-debian debian-vm test-debian run-debian
 
 all: kernel initramfs
 
@@ -92,6 +97,20 @@ test: deps
 
 test-stock: deps
 	@scripts/test.sh stock
+
+# A Debian 12 guest with systemd (README.md, "On a real system").
+kernel-debian: deps
+	@scripts/prepare-tree.sh $(KSRC) patches
+	@scripts/build-kernel.sh $(KSRC) $(DEBIAN_OBJ) $(DEBIAN_FRAGMENTS)
+
+debian-vm: kernel-debian
+	@scripts/debian-vm.sh $(B)/debian
+
+test-debian: debian-vm
+	@scripts/test-debian.sh test $(B)/debian
+
+run-debian: debian-vm
+	@scripts/test-debian.sh run $(B)/debian
 
 checkpatch: kernel
 	@scripts/checkpatch.sh $(KSRC)

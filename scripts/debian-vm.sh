@@ -1,0 +1,166 @@
+#!/bin/sh
+# debian-vm.sh DIR: the Debian 12 guest's disk image, DIR/debian.img.
+#
+# 1. DIR/rootfs: debootstrap --variant=minbase bookworm plus systemd, apt,
+#    gcc, make, mold and what the tests use, from the machine's configured
+#    Debian mirror.  Made once (the network is used only here), kept with
+#    DIR/rootfs.stamp; its download time and size are printed and kept in
+#    DIR/rootfs.info.  apt's lists and one .deb (REINSTALL below) stay in
+#    its cache, so that "apt-get install --reinstall" works offline.
+# 2. build/deb/denywrite-tools_<version>_amd64.deb, by "make deb", when
+#    its sources changed.
+# 3. DIR/debian.img: a copy of the rootfs with the package installed by
+#    dpkg -i in a chroot (its unit enabled), a root login without password
+#    on the serial console, the test hook of tests/debian/hook (it does
+#    nothing unless the kernel command line has dwdebian=), written into a
+#    sparse ext4 image by mke2fs -d.  Redone when the rootfs, the package
+#    or the hook changed.
+set -eu
+top=$(cd "$(dirname "$0")/.." && pwd)
+dir=$(realpath -m "$1")
+rootfs=$dir/rootfs
+suite=bookworm
+# gcc without libc6-dev builds nothing; udev tags the serial port that
+# serial-getty@ttyS0 waits for; dbus for logind (else the system is
+# "degraded"); procps for ps and pgrep in the tests.
+include="systemd systemd-sysv udev dbus dpkg apt gcc libc6-dev make mold
+procps"
+# The package whose .deb stays in the apt cache: a library every systemd
+# process maps (the test reinstalls it while they run).
+reinstall=libzstd1
+image_size=3G
+
+need() {	# need PACKAGE...: apt-get install the missing ones (as root)
+	missing=
+	for p in "$@"; do
+		dpkg-query -W -f '${Status}\n' "$p" 2>/dev/null |
+			grep -q '^install ok installed$' || missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	echo "debian-vm: installing$missing"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	# shellcheck disable=SC2086
+	apt-get install -y -qq --no-install-recommends $missing >/dev/null
+}
+
+# The first bookworm main archive of the host's apt sources (deb822 or
+# one-line format), else deb.debian.org.
+mirror() {
+	m=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '
+		/^[[:space:]]*$/ { if (uri != "" && suites ~ /(^| )bookworm( |$)/ && uri !~ /security/) { print uri; exit } uri = ""; suites = ""; next }
+		/^URIs:/ { uri = $2 }
+		/^Suites:/ { $1 = ""; suites = $0 " " }
+		END { if (uri != "" && suites ~ /(^| )bookworm( |$)/ && uri !~ /security/) print uri }' | head -n1)
+	[ -n "$m" ] || m=$(cat /etc/apt/sources.list 2>/dev/null |
+		awk '$1 == "deb" && $3 == "bookworm" { print $2; exit }')
+	echo "${m:-http://deb.debian.org/debian}"
+}
+
+in_root() {	# in_root ROOT COMMAND...: run COMMAND chrooted, with /proc
+	r=$1
+	shift
+	mount -t proc proc "$r/proc"
+	rc=0
+	DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8 chroot "$r" "$@" || rc=$?
+	umount "$r/proc"
+	return $rc
+}
+
+make_rootfs() {
+	url=$(mirror)
+	want="$suite minbase $(echo $include) $reinstall $url"
+	if [ -f "$rootfs.stamp" ] && [ "$(cat "$rootfs.stamp")" = "$want" ]; then
+		echo "debian-vm: rootfs: cached ($(cat "$dir/rootfs.info"))"
+		return 0
+	fi
+	need debootstrap
+	echo "debian-vm: rootfs: debootstrap $suite from $url"
+	tmp=$rootfs.tmp
+	rm -rf "$rootfs" "$tmp" "$rootfs.stamp"
+	mkdir -p "$dir"
+	t0=$(date +%s)
+	debootstrap --variant=minbase --include="$(echo $include | tr ' ' ,)" \
+		"$suite" "$tmp" "$url" >"$dir/debootstrap.log" 2>&1 || {
+		tail -n 20 "$dir/debootstrap.log" >&2
+		echo "debian-vm: debootstrap failed, see $dir/debootstrap.log" >&2
+		exit 1
+	}
+	# What was downloaded: the packages debootstrap leaves in apt's cache.
+	debs=$(ls "$tmp"/var/cache/apt/archives/*.deb | wc -l)
+	mib=$(du -cm "$tmp"/var/cache/apt/archives/*.deb | tail -n1 | cut -f1)
+	# Fresh apt lists and the one .deb the offline reinstall needs.
+	cp /etc/resolv.conf "$tmp/etc/resolv.conf"
+	in_root "$tmp" sh -c "apt-get update -qq && apt-get clean &&
+		apt-get install -qq -y --reinstall --download-only $reinstall" \
+		>>"$dir/debootstrap.log" 2>&1 || {
+		echo "debian-vm: apt-get in the new root failed, see $dir/debootstrap.log" >&2
+		exit 1
+	}
+	secs=$(($(date +%s) - t0))
+	rm -f "$tmp/etc/resolv.conf"
+	size=$(du -sm "$tmp" | cut -f1)
+	echo "downloaded $debs packages ($mib MiB) and apt's lists in $secs s;" \
+		"root file system $size MiB" >"$dir/rootfs.info"
+	mv "$tmp" "$rootfs"
+	echo "$want" >"$rootfs.stamp"
+	echo "debian-vm: rootfs: $(cat "$dir/rootfs.info")"
+}
+
+# The package: "make deb" again only when what it is made of changed.
+make_package() {
+	sum=$(cd "$top" && find debian policy-tool tests/host -type f \
+		! -name '*.o' ! -path 'policy-tool/denywritectl' ! -name '*.8' |
+		LC_ALL=C sort | xargs cat | sha256sum | cut -c1-16)
+	deb=$(ls "$top"/build/deb/denywrite-tools_*_amd64.deb 2>/dev/null | head -n1)
+	if [ -z "$deb" ] || [ "$(cat "$dir/deb.stamp" 2>/dev/null)" != "$sum" ]; then
+		make -s -C "$top" deb >&2
+		deb=$(ls "$top"/build/deb/denywrite-tools_*_amd64.deb)
+		echo "$sum" >"$dir/deb.stamp"
+	fi
+	echo "$deb"
+}
+
+make_image() {
+	deb=$1
+	hook=$top/tests/debian/hook
+	want="$(cat "$rootfs.stamp") $(sha256sum <"$deb" | cut -c1-16) $(cat "$hook"/* | sha256sum | cut -c1-16) $image_size"
+	if [ -f "$dir/debian.img" ] && [ "$(cat "$dir/image.stamp" 2>/dev/null)" = "$want" ]; then
+		echo "debian-vm: image: $dir/debian.img is up to date"
+		return 0
+	fi
+	echo "debian-vm: image: installing $(basename "$deb") and the test hook"
+	stage=$dir/stage
+	rm -rf "$stage" "$dir/image.stamp"
+	cp -a "$rootfs" "$stage"
+	cp "$deb" "$stage/tmp/"
+	in_root "$stage" dpkg -i "/tmp/$(basename "$deb")" >"$dir/dpkg.log" 2>&1 || {
+		cat "$dir/dpkg.log" >&2
+		echo "debian-vm: dpkg -i failed" >&2
+		exit 1
+	}
+	rm -f "$stage/tmp/$(basename "$deb")"
+	sed 's/^/debian-vm: dpkg: /' "$dir/dpkg.log"
+	# Root logs in on the serial console without a password (the guest
+	# has no network); the disk is /dev/vda.
+	in_root "$stage" passwd -d root >/dev/null
+	echo debian-dw >"$stage/etc/hostname"
+	printf '/dev/vda / ext4 rw,errors=remount-ro 0 1\n' >"$stage/etc/fstab"
+	[ -s "$stage/etc/machine-id" ] || in_root "$stage" systemd-machine-id-setup
+	install -m 0755 "$hook/dwdebian-hook" "$stage/usr/local/sbin/"
+	for u in dwdebian-early.service dwdebian.service; do
+		install -m 0644 "$hook/$u" "$stage/etc/systemd/system/"
+	done
+	in_root "$stage" systemctl enable dwdebian-early.service dwdebian.service \
+		>/dev/null 2>&1
+	rm -f "$dir/debian.img"
+	mke2fs -q -t ext4 -L dwdebian -d "$stage" "$dir/debian.img" "$image_size" >/dev/null
+	rm -rf "$stage"
+	echo "$want" >"$dir/image.stamp"
+	echo "debian-vm: image: $dir/debian.img ($(du -m "$dir/debian.img" | cut -f1) MiB used of $image_size)"
+}
+
+[ "$(id -u)" = 0 ] || { echo "debian-vm: run as root (debootstrap, chroot)" >&2; exit 1; }
+need e2fsprogs
+make_rootfs
+make_image "$(make_package)"

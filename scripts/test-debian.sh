@@ -1,0 +1,148 @@
+#!/bin/sh
+# test-debian.sh test|run DIR
+#
+# The Debian guest of make debian-vm (DIR/debian.img) on the kernel of
+# build/obj-debian, with a second disk of tests (DIR/tests.img: the
+# programs of tests/debian, built here, and its scripts).
+#
+# test: four boots, each running one suite of tests/debian/suites.sh
+#   debian         lsm=denywrite: the package's policy, libc, dpkg, apt,
+#                  mold, the build-tool race, gcc
+#   debian_off     lsm=denywrite denywrite.mode=off: mold corrupts
+#   debian_broken  lsm=denywrite and a broken policy file
+#   debian_nolsm   lsm=capability: denywrite not active
+# then two more boots with and two without denywrite that only measure
+# the boot time (time_denywrite_N, time_nolsm_N), the boot time ratio
+# (suite debian_boottime, here), and one report
+# (scripts/report.py) whose last line is "N passed, N failed".  The
+# transcript of what the guest ran goes to DIR/test/transcript.txt.
+# run: with a terminal on stdin, a login on the serial console (root, no
+# password; what you change is thrown away); without one, the scripted
+# demonstration (suite debian_demo), its transcript and its report.
+set -u
+what=$1
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top" || exit 1
+dir=$(realpath -m "$2")
+bz=build/obj-debian/arch/x86/boot/bzImage
+image=$dir/debian.img
+disk=$dir/tests.img
+out=$dir/test
+
+# The test disk: what suites.sh runs, and the table runner it sources.
+make_test_disk() {
+	make -s -C tests/debian B="$dir/bin" &&
+		make -s -C tests/guest bin/dwrun || return 1
+	stage=$dir/testdisk
+	rm -rf "$stage"
+	mkdir -p "$stage"
+	cp tests/debian/main.sh tests/debian/early.sh tests/debian/suites.sh \
+		tests/debian/hello.c qemu/guest-suites.sh "$stage/" &&
+		cp -R "$dir/bin" "$stage/bin" &&
+		cp tests/guest/bin/dwrun "$stage/bin/" &&
+		rm -f "$disk" &&
+		mke2fs -q -t ext4 -L dwtests -d "$stage" "$disk" 64M >/dev/null
+}
+
+boot() {	# boot SUITE KERNEL-ARGS
+	echo "== $1: $2"
+	scripts/debian-boot.sh "$bz" "$image" "$disk" "$out/$1" \
+		"$2 dwdebian=$1 dwrun=$runid" || true
+}
+
+stat_of() {	# stat_of SUITE GROUP KEY: a STAT figure of a suite's results
+	sed -n "s/^STAT $2 $3 //p" "$out/$1/results.log" 2>/dev/null | tr -d '\r' | tail -n1
+}
+
+samples() {	# samples SUITE...: their boot times, comma-separated
+	for s in "$@"; do
+		stat_of "$s" boot seconds_to_running
+	done | paste -sd, -
+}
+
+# The boot times with and without denywrite, as a host suite: three boots
+# of each (the first two suites, then the timing boots, alternately), the
+# fastest of each (the machine is shared: a slow boot is one that waited
+# for the CPU), and their ratio.  Its check fails unless all six were
+# measured.
+boot_time_suite() {
+	with=$(samples debian time_denywrite_1 time_denywrite_2)
+	without=$(samples debian_nolsm time_nolsm_1 time_nolsm_2)
+	s=$out/debian_boottime
+	mkdir -p "$s"
+	{
+		printf 'SUITE debian_boottime %s\nGROUPS boottime\nPLAN boottime 1\n' "$runid"
+		if echo "$with $without" | grep -qx '[0-9.]*,[0-9.]*,[0-9.]* [0-9.]*,[0-9.]*,[0-9.]*'; then
+			echo "PASS boot_times_measured_three_times_with_and_without_denywrite"
+			echo "$with $without" | tr , ' ' | awk '{
+				a = $1; if ($2 < a) a = $2; if ($3 < a) a = $3
+				b = $4; if ($5 < b) b = $5; if ($6 < b) b = $6
+				printf "STAT boottime seconds_with_denywrite %s,%s,%s\n", $1, $2, $3
+				printf "STAT boottime seconds_without_denywrite %s,%s,%s\n", $4, $5, $6
+				printf "STAT boottime fastest_with_denywrite %s\n", a
+				printf "STAT boottime fastest_without_denywrite %s\n", b
+				printf "STAT boottime ratio_of_fastest %.3f\n", a / b }'
+		else
+			echo "FAIL boot_times_measured_three_times_with_and_without_denywrite:" \
+				"with '$with', without '$without'"
+		fi
+		printf 'EXIT boottime 0\nEND debian_boottime\n'
+	} >"$s/results.log"
+}
+
+transcript() {	# the guest's "#" lines, suite by suite
+	for s in "$@"; do
+		echo "== $s"
+		tr -d '\r' <"$out/$s/results.log" | sed -n 's/^# \{0,1\}//p'
+	done
+}
+
+[ -f "$bz" ] && [ -f "$image" ] || {
+	echo "test-debian: run make debian-vm first" >&2
+	exit 1
+}
+make_test_disk || { echo "test-debian: cannot make the test disk" >&2; exit 1; }
+start=$(date +%s)
+runid="$start-$$"
+
+case $what in
+run)
+	if [ -t 0 ]; then
+		echo "Debian 12 on the denywrite kernel: log in as root (no password)."
+		echo "'systemctl reboot' (or 'reboot') leaves; changes are not kept."
+		echo "(poweroff only halts: the kernel has no ACPI; Ctrl-a x quits QEMU.)"
+		exec scripts/debian-boot.sh --interactive "$bz" "$image" "$disk" \
+			"lsm=denywrite quiet"
+	fi
+	rm -rf "$out-demo"
+	mkdir -p "$out-demo"
+	echo "$runid" >"$out-demo/run.id"
+	out=$out-demo
+	boot debian_demo "lsm=denywrite"
+	transcript debian_demo
+	exec scripts/report.py "$out" debian_demo
+	;;
+test)
+	rm -rf "$out"
+	mkdir -p "$out"
+	echo "$runid" >"$out/run.id"
+	boot debian "lsm=denywrite"
+	boot debian_off "lsm=denywrite denywrite.mode=off"
+	boot debian_broken "lsm=denywrite"
+	boot debian_nolsm "lsm=capability"
+	for n in 1 2; do
+		boot time_denywrite_$n "lsm=denywrite"
+		boot time_nolsm_$n "lsm=capability"
+	done
+	boot_time_suite
+	transcript debian debian_off debian_broken debian_nolsm >"$out/transcript.txt"
+	echo "== report ($(($(date +%s) - start)) s; transcript in $out/transcript.txt)"
+	exec scripts/report.py --host debian_boottime "$out" debian \
+		debian_off debian_broken debian_nolsm time_denywrite_1 time_nolsm_1 \
+		time_denywrite_2 time_nolsm_2
+	;;
+*)
+	echo "usage: $0 test|run DIR" >&2
+	exit 2
+	;;
+esac
