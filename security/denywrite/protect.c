@@ -10,9 +10,14 @@
  * referenced by mm->exe_file and by its mappings, a mapped library by its
  * mappings, and fork() shares those references.
  *
- * Holds are recorded in a hash table keyed by the file, so that files that
- * are never protected (nearly all of them) cost no allocation; a file whose
- * inode has no holder at all is never looked up.
+ * Files that are never protected (nearly all of them) carry nothing: no
+ * file blob, no allocation at open.  A hold is recorded in the slot of its
+ * inode's blob when that is free and the file is not stacked, which is the
+ * common case of an inode held by one file at a time (a program, a library
+ * mapped by one process, a file mapped and unmapped again and again); the
+ * other holds, of a library that many processes opened each for itself,
+ * go into a hash table keyed by the file.  A file whose inode has no
+ * holder at all is never looked up.
  *
  * On a stacked filesystem (overlayfs, FUSE passthrough) two files stand
  * for one: the file the process opened, on the stacking inode, and the
@@ -42,6 +47,8 @@
 #include <linux/atomic.h>
 #include <linux/dcache.h>
 #include <linux/fs.h>
+#include <linux/hash.h>
+#include <linux/mutex.h>
 #include <linux/rhashtable.h>
 #include <linux/slab.h>
 
@@ -55,9 +62,11 @@
  * dropped when exec maps it as the ELF interpreter.
  */
 #define HOLD_TRANSIENT	1
+/* The HOLD_* bits, in the low bits of a slot beside the file pointer. */
+#define HOLD_FLAGS	(BIT(HOLD_CHECKED) | BIT(HOLD_TRANSIENT))
 
 /**
- * struct denywrite_hold - a file that holds its inodes
+ * struct denywrite_hold - a file that holds its inodes, in the holds table
  * @node: in the holds table
  * @file: the file, the key
  * @inodes: the inodes held: the file's, and the other one of a stacked
@@ -104,6 +113,22 @@ static struct kmem_cache *hold_cache __ro_after_init;
 static atomic_long_t protected_inodes = ATOMIC_LONG_INIT(0);
 
 /*
+ * The holds of a file are taken, changed and dropped under the lock its
+ * address hashes to, so that a file holds its inodes at most once however
+ * many threads protect it at the same time, and so that its hold is in one
+ * place, its inode's slot or the table.  The slot itself is shared by the
+ * files of the inode: it is taken with cmpxchg() when it is free, and only
+ * the holder of the lock of the file in it changes or clears it.
+ */
+#define HOLD_LOCK_BITS	6
+static struct mutex hold_locks[1 << HOLD_LOCK_BITS];
+
+static struct mutex *hold_lock(const struct file *file)
+{
+	return &hold_locks[hash_ptr(file, HOLD_LOCK_BITS)];
+}
+
+/*
  * The inodes a hold on @file protects.  Both outlive the file: the real
  * inode of an overlayfs file is pinned by its overlayfs inode, the user
  * inode of a backing file by the backing file's user path.
@@ -119,57 +144,55 @@ static void hold_inodes(struct file *file, const struct inode *inodes[2])
 		inodes[1] = NULL;
 }
 
-static void inodes_claim(const struct denywrite_hold *hold)
+static void inodes_claim(const struct inode *const inodes[2])
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(hold->inodes) && hold->inodes[i]; i++)
-		atomic_inc(&denywrite_inode(hold->inodes[i])->claims);
+	for (i = 0; i < 2 && inodes[i]; i++)
+		atomic_inc(&denywrite_inode(inodes[i])->claims);
 }
 
-static void inodes_unclaim(const struct denywrite_hold *hold)
+static void inodes_unclaim(const struct inode *const inodes[2])
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(hold->inodes) && hold->inodes[i]; i++)
-		atomic_dec(&denywrite_inode(hold->inodes[i])->claims);
+	for (i = 0; i < 2 && inodes[i]; i++)
+		atomic_dec(&denywrite_inode(inodes[i])->claims);
 }
 
-static void inodes_hold(const struct denywrite_hold *hold)
+static void inodes_hold(const struct inode *const inodes[2])
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(hold->inodes) && hold->inodes[i]; i++)
-		if (atomic_inc_return(&denywrite_inode(hold->inodes[i])->holders) == 1)
+	for (i = 0; i < 2 && inodes[i]; i++)
+		if (atomic_inc_return(&denywrite_inode(inodes[i])->holders) == 1)
 			atomic_long_inc(&protected_inodes);
 }
 
-static void inodes_unhold(const struct denywrite_hold *hold)
+static void inodes_unhold(const struct inode *const inodes[2])
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(hold->inodes) && hold->inodes[i]; i++)
-		if (atomic_dec_and_test(&denywrite_inode(hold->inodes[i])->holders))
+	for (i = 0; i < 2 && inodes[i]; i++)
+		if (atomic_dec_and_test(&denywrite_inode(inodes[i])->holders))
 			atomic_long_dec(&protected_inodes);
 }
 
 /* Would a file of these inodes let writes in while it runs? */
-static bool has_writers(const struct denywrite_hold *hold,
+static bool has_writers(const struct inode *const inodes[2],
 			enum denywrite_writers writers)
 {
 	size_t i;
 
-	for (i = 0; i < ARRAY_SIZE(hold->inodes) && hold->inodes[i]; i++) {
-		const struct inode *inode = hold->inodes[i];
-
+	for (i = 0; i < 2 && inodes[i]; i++) {
 		/*
 		 * A store through a shared writable mapping cannot be refused
 		 * without killing the writer, so such a file is never run.
 		 */
-		if (mapping_writably_mapped(inode->i_mapping))
+		if (mapping_writably_mapped(inodes[i]->i_mapping))
 			return true;
 		if (writers == DENYWRITE_WRITERS_CHECK &&
-		    inode_is_open_for_write(inode))
+		    inode_is_open_for_write(inodes[i]))
 			return true;
 	}
 	return false;
@@ -192,32 +215,123 @@ bool denywrite_inode_write_denied(const struct inode *inode)
 	return denywrite_inode_protected(inode);
 }
 
-/* The hold of @file; call under rcu_read_lock(). */
-static struct denywrite_hold *hold_find(struct file *file)
+static bool slot_has(unsigned long slot, const struct file *file)
 {
-	if (!denywrite_inode_protected(file_inode(file)))
+	return (slot & ~HOLD_FLAGS) == (unsigned long)file;
+}
+
+/*
+ * The flags of @file's hold (in its inode's slot, or in its entry of the
+ * table), or NULL if it has none.  Under the file's lock, the hold stays
+ * as found; without it, the answer is only a hint.
+ */
+static unsigned long *hold_find(struct file *file)
+{
+	struct denywrite_inode *blob = denywrite_inode(file_inode(file));
+	struct denywrite_hold *hold;
+
+	if (!atomic_read(&blob->holders))
 		return NULL;
-	return rhashtable_lookup(&holds, &file, hold_params);
+	if (slot_has(READ_ONCE(blob->slot), file))
+		return &blob->slot;
+	hold = rhashtable_lookup_fast(&holds, &file, hold_params);
+	return hold ? &hold->flags : NULL;
+}
+
+/* The hold in the table whose flags @flags are, or NULL for a slot. */
+static struct denywrite_hold *hold_entry(struct file *file,
+					 unsigned long *flags)
+{
+	if (flags == &denywrite_inode(file_inode(file))->slot)
+		return NULL;
+	return container_of(flags, struct denywrite_hold, flags);
+}
+
+/* The inodes that the hold of @file, whose flags are @flags, holds. */
+static void held_inodes(struct file *file, unsigned long *flags,
+			const struct inode *inodes[2])
+{
+	struct denywrite_hold *hold = hold_entry(file, flags);
+
+	inodes[0] = file_inode(file);
+	inodes[1] = hold ? hold->inodes[1] : NULL;
 }
 
 /* Another protection of a held file: confirm it, check its writers. */
-static int hold_update(struct denywrite_hold *hold,
+static int hold_update(struct file *file, unsigned long *flags,
 		       enum denywrite_writers writers, bool transient)
 {
+	const struct inode *inodes[2];
+
 	if (!transient)
-		clear_bit(HOLD_TRANSIENT, &hold->flags);
-	if (writers == DENYWRITE_WRITERS_CHECK &&
-	    !test_bit(HOLD_CHECKED, &hold->flags) && has_writers(hold, writers))
-		return -ETXTBSY;
+		clear_bit(HOLD_TRANSIENT, flags);
+	if (writers == DENYWRITE_WRITERS_CHECK && !test_bit(HOLD_CHECKED, flags)) {
+		held_inodes(file, flags, inodes);
+		if (has_writers(inodes, writers))
+			return -ETXTBSY;
+	}
 	if (writers != DENYWRITE_WRITERS_IGNORE)
-		set_bit(HOLD_CHECKED, &hold->flags);
+		set_bit(HOLD_CHECKED, flags);
 	return 0;
 }
 
-static void hold_free(struct denywrite_hold *hold)
+/*
+ * Record the hold of @file on @inodes, which it holds now: in the slot of
+ * its inode if that is free and the file is not stacked (no allocation, no
+ * table), else in the table.  Call under the file's lock.
+ */
+static int hold_record(struct file *file, const struct inode *const inodes[2],
+		       unsigned long flags)
 {
-	inodes_unhold(hold);
-	kmem_cache_free(hold_cache, hold);
+	struct denywrite_inode *blob = denywrite_inode(inodes[0]);
+	struct denywrite_hold *hold;
+	int err;
+
+	if (!inodes[1] &&
+	    !cmpxchg(&blob->slot, 0, (unsigned long)file | flags))
+		return 0;
+	hold = kmem_cache_zalloc(hold_cache, GFP_KERNEL);
+	if (!hold)
+		return -ENOMEM;
+	hold->file = file;
+	hold->inodes[0] = inodes[0];
+	hold->inodes[1] = inodes[1];
+	hold->flags = flags;
+	err = rhashtable_insert_fast(&holds, &hold->node, hold_params);
+	if (err)
+		kmem_cache_free(hold_cache, hold);
+	return err;
+}
+
+/* Protect @file, which has no hold; call under its lock. */
+static int hold_take(struct file *file, enum denywrite_writers writers,
+		     bool transient)
+{
+	const struct inode *inodes[2];
+	unsigned long flags = 0;
+	int err;
+
+	hold_inodes(file, inodes);
+	inodes_claim(inodes);
+	/* Pairs with the barrier in denywrite_inode_write_denied(). */
+	smp_mb();
+	if (writers != DENYWRITE_WRITERS_ALLOWED && has_writers(inodes, writers)) {
+		inodes_unclaim(inodes);
+		return -ETXTBSY;
+	}
+	inodes_hold(inodes);
+	/* Pairs with the smp_rmb() in denywrite_inode_write_denied(). */
+	smp_mb();
+	inodes_unclaim(inodes);
+
+	if (writers != DENYWRITE_WRITERS_IGNORE)
+		flags |= BIT(HOLD_CHECKED);
+	if (transient)
+		flags |= BIT(HOLD_TRANSIENT);
+	err = hold_record(file, inodes, flags);
+	if (err)
+		inodes_unhold(inodes);
+	return err;
 }
 
 /**
@@ -238,47 +352,18 @@ static void hold_free(struct denywrite_hold *hold)
 int denywrite_file_protect(struct file *file, enum denywrite_writers writers,
 			   bool transient)
 {
-	struct denywrite_hold *hold, *old;
-	int err = 0;
+	struct mutex *lock = hold_lock(file);
+	unsigned long *flags;
+	int err;
 
-	rcu_read_lock();
-	hold = hold_find(file);
-	if (hold)
-		err = hold_update(hold, writers, transient);
-	rcu_read_unlock();
-	if (hold)
-		return err;
-
-	hold = kmem_cache_zalloc(hold_cache, GFP_KERNEL);
-	if (!hold)
-		return -ENOMEM;
-	hold->file = file;
-	hold_inodes(file, hold->inodes);
-	inodes_claim(hold);
-	/* Pairs with the barrier in denywrite_inode_write_denied(). */
-	smp_mb();
-	if (writers != DENYWRITE_WRITERS_ALLOWED && has_writers(hold, writers)) {
-		inodes_unclaim(hold);
-		kmem_cache_free(hold_cache, hold);
-		return -ETXTBSY;
-	}
-	inodes_hold(hold);
-	/* Pairs with the smp_rmb() in denywrite_inode_write_denied(). */
-	smp_mb();
-	inodes_unclaim(hold);
-	if (writers != DENYWRITE_WRITERS_IGNORE)
-		__set_bit(HOLD_CHECKED, &hold->flags);
-	if (transient)
-		__set_bit(HOLD_TRANSIENT, &hold->flags);
-
-	old = rhashtable_lookup_get_insert_fast(&holds, &hold->node,
-						hold_params);
-	if (old) {
-		/* Another thread protected the same file first. */
-		hold_free(hold);
-		return IS_ERR(old) ? PTR_ERR(old) : 0;
-	}
-	return 0;
+	mutex_lock(lock);
+	flags = hold_find(file);
+	if (flags)
+		err = hold_update(file, flags, writers, transient);
+	else
+		err = hold_take(file, writers, transient);
+	mutex_unlock(lock);
+	return err;
 }
 
 /**
@@ -289,30 +374,33 @@ int denywrite_file_protect(struct file *file, enum denywrite_writers writers,
  */
 bool denywrite_file_is_protected(struct file *file)
 {
-	bool held;
-
-	rcu_read_lock();
-	held = hold_find(file);
-	rcu_read_unlock();
-	return held;
+	return hold_find(file);
 }
 
 /* Drop @file's hold, if it has one and @transient_only allows. */
 static void hold_drop(struct file *file, bool transient_only)
 {
+	struct mutex *lock = hold_lock(file);
+	const struct inode *inodes[2];
 	struct denywrite_hold *hold;
+	unsigned long *flags;
 
-	rcu_read_lock();
-	hold = hold_find(file);
-	if (hold && transient_only && !test_bit(HOLD_TRANSIENT, &hold->flags))
-		hold = NULL;
-	if (hold && rhashtable_remove_fast(&holds, &hold->node, hold_params))
-		hold = NULL;
-	rcu_read_unlock();
-	if (!hold)
+	mutex_lock(lock);
+	flags = hold_find(file);
+	if (!flags || (transient_only && !test_bit(HOLD_TRANSIENT, flags))) {
+		mutex_unlock(lock);
 		return;
-	inodes_unhold(hold);
-	kfree_rcu(hold, rcu);
+	}
+	held_inodes(file, flags, inodes);
+	hold = hold_entry(file, flags);
+	if (hold)
+		rhashtable_remove_fast(&holds, &hold->node, hold_params);
+	else
+		WRITE_ONCE(*flags, 0);
+	inodes_unhold(inodes);
+	mutex_unlock(lock);
+	if (hold)
+		kfree_rcu(hold, rcu);
 }
 
 /**
@@ -401,7 +489,13 @@ long denywrite_protected_inodes(void)
  */
 int __init denywrite_protect_init(void)
 {
+	size_t i;
 	int err;
+
+	/* The HOLD_* bits of a slot are free in a file pointer. */
+	BUILD_BUG_ON(__alignof__(struct file) <= HOLD_FLAGS);
+	for (i = 0; i < ARRAY_SIZE(hold_locks); i++)
+		mutex_init(&hold_locks[i]);
 
 	hold_cache = KMEM_CACHE(denywrite_hold, 0);
 	if (!hold_cache)

@@ -27,11 +27,18 @@
  * @marks: number of files of this inode marked by
  *         denywrite_file_mark_audited(), so that releasing any other file
  *         needs no lookup
+ * @slot: the hold of one file of this inode, recorded here rather than in
+ *        the holds table: the file pointer, with the hold's flags in its
+ *        low bits, or 0.  Nearly every held inode is held by one file at
+ *        a time, and holding it then takes no allocation and no table
+ *        operation.  Taken with cmpxchg() when 0; changed and cleared only
+ *        under the lock of the file in it (see protect.c).
  */
 struct denywrite_inode {
 	atomic_t holders;
 	atomic_t claims;
 	atomic_t marks;
+	unsigned long slot;
 };
 
 static inline struct denywrite_inode *denywrite_inode(const struct inode *inode)

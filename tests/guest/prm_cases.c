@@ -88,6 +88,34 @@ int case_munmap(struct ctx *c, const void *arg, char *why, size_t whylen)
 	return probe_write(PRM_SO);
 }
 
+/*
+ * Three files of one inode, each mapped (three opens: three holds), go one
+ * by one; a write is refused while any is left, allowed after the last.
+ */
+int case_many_holders(struct ctx *c, const void *arg, char *why,
+		      size_t whylen)
+{
+	const struct holders_arg *a = arg;
+	struct mapping *m[3];
+	char what[64];
+	int i, k;
+
+	for (i = 0; i < 3; i++) {
+		m[i] = ctx_map(c, PRM_SO, PROT_READ | PROT_EXEC, NULL);
+		if (!m[i])
+			return say(why, whylen, "mmap PROT_EXEC", PRM_SO);
+	}
+	for (i = 0; i < 3; i++) {
+		k = a->first_mapped_first ? i : 2 - i;
+		snprintf(what, sizeof(what), "write with %d mappings left",
+			 3 - i);
+		if (expect(what, probe_write(PRM_SO), ETXTBSY, why, whylen))
+			return -1;
+		ctx_unmap(c, m[k]);
+	}
+	return probe_write(PRM_SO);
+}
+
 /* --- what stays allowed, what is refused ------------------------------- */
 
 int case_chmod(struct ctx *c, const void *arg, char *why, size_t whylen)

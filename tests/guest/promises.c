@@ -63,6 +63,8 @@ struct row {
 #define OUTSIDE_DIR "/usr/lib/dwtest"
 
 static const struct munmap_arg fd_closed = { false }, fd_kept = { true };
+static const struct holders_arg in_map_order = { true },
+	in_reverse_order = { false };
 static const struct map_arg mprotect_only = { true, false, AM_NOTHING },
 	mmap_only = { false, false, AM_NOTHING },
 	mmap_shared_writer = { false, true, AM_NOTHING },
@@ -98,6 +100,14 @@ static const struct row rows[] = {
 	  case_munmap, &fd_closed, 0, WRITES(1) },
 	{ "protection_ends_when_fd_kept_after_munmap_is_closed_allowed", ENF,
 	  LIB_LIB, NULL, case_munmap, &fd_kept, 0, WRITES(2) },
+	/* Three opens of one library, each mapped: the first hold is kept
+	 * in the inode, the others in the table. */
+	{ "protection_lasts_until_last_of_three_mappings_goes_first_mapped_first_allowed",
+	  ENF, LIB_LIB, NULL, case_many_holders, &in_map_order, 0,
+	  WRITES(3) },
+	{ "protection_lasts_until_last_of_three_mappings_goes_last_mapped_first_allowed",
+	  ENF, LIB_LIB, NULL, case_many_holders, &in_reverse_order, 0,
+	  WRITES(3) },
 
 	/* What stays allowed and what is refused. */
 	{ "chmod_of_running_program_allowed", ENF, EXEC_BIN, NULL, case_chmod,

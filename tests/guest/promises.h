@@ -140,6 +140,8 @@ typedef int (*case_fn)(struct ctx *c, const void *arg, char *why,
  * helper that did not start). */
 int case_exec_away(struct ctx *c, const void *arg, char *why, size_t whylen);
 int case_munmap(struct ctx *c, const void *arg, char *why, size_t whylen);
+int case_many_holders(struct ctx *c, const void *arg, char *why,
+		      size_t whylen);
 int case_chmod(struct ctx *c, const void *arg, char *why, size_t whylen);
 int case_ftruncate_old_fd(struct ctx *c, const void *arg, char *why,
 			  size_t whylen);
@@ -170,6 +172,9 @@ int prep_query(struct ctx *c, const void *arg, char *why, size_t whylen);
 /* Arguments of the cases, in the rows of promises.c. */
 struct munmap_arg {
 	bool keep_fd; /* the fd stays open after munmap, closed after */
+};
+struct holders_arg {
+	bool first_mapped_first; /* unmap in the order mapped, else reversed */
 };
 enum after_map { AM_NOTHING, AM_NEW_WRITER, AM_WRITE_OLD_FD };
 struct map_arg {
