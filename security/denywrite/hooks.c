@@ -71,10 +71,12 @@ static bool denywrite_off(void)
 
 /*
  * Protect @file, covered by @rule, for @op; in audit mode, what enforce
- * would refuse is logged and the file is protected all the same.
+ * would refuse is logged and the file is protected all the same.  Inline:
+ * every executable mapping of a covered file passes here.
  */
-static int protect(struct file *file, const struct denywrite_rule *rule,
-		   enum denywrite_op op, bool transient)
+static __always_inline int protect(struct file *file,
+				   const struct denywrite_rule *rule,
+				   enum denywrite_op op, bool transient)
 {
 	enum denywrite_writers writers = DENYWRITE_WRITERS_CHECK;
 	int err;

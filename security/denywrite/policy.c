@@ -629,32 +629,28 @@ static bool match_dentry(const struct dentry *dentry, void *data)
 }
 
 /**
- * denywrite_policy_match - most specific rule covering @path
- * @policy: the policy, or NULL
+ * denywrite_policy_walk - most specific rule covering @path, by walking up
+ * @policy: the policy
  * @path: the file's path; with no @path->mnt, only the rules on the file's
  *        own filesystem are found (and the root rule)
- * @scope: DENYWRITE_SCOPE_* bits the rule must have one of
+ * @scope: DENYWRITE_SCOPE_* bits the rule must have one of; some rule
+ *         other than the root rule has one of them
  *
- * Walks up from the file (see path_walk_up()) and takes the first rule
- * found with @scope, else the root rule if it has @scope.  The walk is
- * skipped when only the root rule has @scope.
+ * The slow path of denywrite_policy_match(): walks up from the file (see
+ * path_walk_up()) and takes the first rule found with @scope, else the
+ * root rule if it has @scope.
  *
  * Context: may sleep, if a rename or mount change races with the walk.
  * Return: the rule, valid inside the caller's SRCU read-side section, or
  * NULL.
  */
 const struct denywrite_rule *
-denywrite_policy_match(const struct denywrite_policy *policy,
-		       const struct path *path, u8 scope)
+denywrite_policy_walk(const struct denywrite_policy *policy,
+		      const struct path *path, u8 scope)
 {
 	struct match m = { .policy = policy, .scope = scope };
 
-	if (!policy || !(policy->scopes & scope))
-		return NULL;
-	if ((policy->walk_scopes & scope) &&
-	    path_walk_up(path, match_dentry, &m))
+	if (path_walk_up(path, match_dentry, &m))
 		return m.rule;
-	if (policy->root && (policy->root->scope & scope))
-		return policy->root;
-	return NULL;
+	return denywrite_policy_root(policy, scope);
 }

@@ -100,6 +100,52 @@ static inline u8 denywrite_policy_scopes(void)
 	return READ_ONCE(denywrite_policy_scopes_now);
 }
 
+/**
+ * denywrite_policy_root - the root rule of @policy, if it has @scope
+ * @policy: the policy
+ * @scope: DENYWRITE_SCOPE_* bits the rule must have one of
+ *
+ * Return: the root rule, or NULL.
+ */
+static inline const struct denywrite_rule *
+denywrite_policy_root(const struct denywrite_policy *policy, u8 scope)
+{
+	if (policy->root && (policy->root->scope & scope))
+		return policy->root;
+	return NULL;
+}
+
+const struct denywrite_rule *
+denywrite_policy_walk(const struct denywrite_policy *policy,
+		      const struct path *path, u8 scope);
+
+/**
+ * denywrite_policy_match - most specific rule covering @path
+ * @policy: the policy, or NULL
+ * @path: the file's path; with no @path->mnt, only the rules on the file's
+ *        own filesystem are found (and the root rule)
+ * @scope: DENYWRITE_SCOPE_* bits the rule must have one of
+ *
+ * The rule on the nearest ancestor with @scope (see
+ * denywrite_policy_walk()), else the root rule if it has @scope.  Inline,
+ * so that a policy where only the root rule has @scope (the classic
+ * "exec /", "all /") costs no call and no walk.
+ *
+ * Context: may sleep, if a rename or mount change races with the walk.
+ * Return: the rule, valid inside the caller's SRCU read-side section, or
+ * NULL.
+ */
+static inline const struct denywrite_rule *
+denywrite_policy_match(const struct denywrite_policy *policy,
+		       const struct path *path, u8 scope)
+{
+	if (!policy || !(policy->scopes & scope))
+		return NULL;
+	if (policy->walk_scopes & scope)
+		return denywrite_policy_walk(policy, path, scope);
+	return denywrite_policy_root(policy, scope);
+}
+
 int denywrite_parse_rule(char *line, struct denywrite_rule_spec *spec);
 struct denywrite_policy *denywrite_policy_parse(char *text);
 struct denywrite_policy *denywrite_policy_current(void);
@@ -109,8 +155,8 @@ void denywrite_policy_free(struct denywrite_policy *policy);
 int denywrite_policy_add(char *line, size_t *old_count);
 int denywrite_policy_del(char *name, size_t *old_count);
 const struct denywrite_rule *
-denywrite_policy_match(const struct denywrite_policy *policy,
-		       const struct path *path, u8 scope);
+denywrite_policy_walk(const struct denywrite_policy *policy,
+		      const struct path *path, u8 scope);
 const char *denywrite_scope_name(u8 scope);
 #if IS_ENABLED(CONFIG_KUNIT)
 struct denywrite_policy *denywrite_policy_alloc(size_t count);

@@ -116,9 +116,11 @@ static atomic_long_t protected_inodes = ATOMIC_LONG_INIT(0);
  * The holds of a file are taken, changed and dropped under the lock its
  * address hashes to, so that a file holds its inodes at most once however
  * many threads protect it at the same time, and so that its hold is in one
- * place, its inode's slot or the table.  The slot itself is shared by the
- * files of the inode: it is taken with cmpxchg() when it is free, and only
- * the holder of the lock of the file in it changes or clears it.
+ * place, its inode's slot or the table; at file_release, when no other
+ * thread can reach the file any more, without it.  The slot itself is
+ * shared by the files of the inode: it is taken with cmpxchg() when it is
+ * free, and only the file in it (under its lock, or at its release)
+ * changes or clears it.
  */
 #define HOLD_LOCK_BITS	6
 static struct mutex hold_locks[1 << HOLD_LOCK_BITS];
@@ -160,22 +162,30 @@ static void inodes_unclaim(const struct inode *const inodes[2])
 		atomic_dec(&denywrite_inode(inodes[i])->claims);
 }
 
+static void inode_hold(const struct inode *inode)
+{
+	if (atomic_inc_return(&denywrite_inode(inode)->holders) == 1)
+		atomic_long_inc(&protected_inodes);
+}
+
+static void inode_unhold(const struct inode *inode)
+{
+	if (atomic_dec_and_test(&denywrite_inode(inode)->holders))
+		atomic_long_dec(&protected_inodes);
+}
+
 static void inodes_hold(const struct inode *const inodes[2])
 {
-	size_t i;
-
-	for (i = 0; i < 2 && inodes[i]; i++)
-		if (atomic_inc_return(&denywrite_inode(inodes[i])->holders) == 1)
-			atomic_long_inc(&protected_inodes);
+	inode_hold(inodes[0]);
+	if (inodes[1])
+		inode_hold(inodes[1]);
 }
 
 static void inodes_unhold(const struct inode *const inodes[2])
 {
-	size_t i;
-
-	for (i = 0; i < 2 && inodes[i]; i++)
-		if (atomic_dec_and_test(&denywrite_inode(inodes[i])->holders))
-			atomic_long_dec(&protected_inodes);
+	inode_unhold(inodes[0]);
+	if (inodes[1])
+		inode_unhold(inodes[1]);
 }
 
 /* Would a file of these inodes let writes in while it runs? */
@@ -220,12 +230,18 @@ static bool slot_has(unsigned long slot, const struct file *file)
 	return (slot & ~HOLD_FLAGS) == (unsigned long)file;
 }
 
+/* The entry of @file in the holds table, or NULL. */
+static noinline struct denywrite_hold *hold_lookup(struct file *file)
+{
+	return rhashtable_lookup_fast(&holds, &file, hold_params);
+}
+
 /*
  * The flags of @file's hold (in its inode's slot, or in its entry of the
- * table), or NULL if it has none.  Under the file's lock, the hold stays
- * as found; without it, the answer is only a hint.
+ * table), or NULL if it has none.  Under the file's lock, or once its last
+ * reference is gone, the hold stays as found; else the answer is a hint.
  */
-static unsigned long *hold_find(struct file *file)
+static inline unsigned long *hold_find(struct file *file)
 {
 	struct denywrite_inode *blob = denywrite_inode(file_inode(file));
 	struct denywrite_hold *hold;
@@ -234,7 +250,7 @@ static unsigned long *hold_find(struct file *file)
 		return NULL;
 	if (slot_has(READ_ONCE(blob->slot), file))
 		return &blob->slot;
-	hold = rhashtable_lookup_fast(&holds, &file, hold_params);
+	hold = hold_lookup(file);
 	return hold ? &hold->flags : NULL;
 }
 
@@ -367,40 +383,31 @@ int denywrite_file_protect(struct file *file, enum denywrite_writers writers,
 }
 
 /**
- * denywrite_file_is_protected - does @file hold its inodes?
+ * denywrite_file_held - does @file, whose inode is protected, hold it?
  * @file: the file
+ *
+ * The lookup behind denywrite_file_is_protected().
  *
  * Return: true if @file was executed or mapped executable under a rule.
  */
-bool denywrite_file_is_protected(struct file *file)
+bool denywrite_file_held(struct file *file)
 {
 	return hold_find(file);
 }
 
-/* Drop @file's hold, if it has one and @transient_only allows. */
-static void hold_drop(struct file *file, bool transient_only)
+/* Drop the hold of @file whose flags are @flags. */
+static void hold_remove(struct file *file, unsigned long *flags)
 {
-	struct mutex *lock = hold_lock(file);
-	const struct inode *inodes[2];
-	struct denywrite_hold *hold;
-	unsigned long *flags;
+	struct denywrite_hold *hold = hold_entry(file, flags);
 
-	mutex_lock(lock);
-	flags = hold_find(file);
-	if (!flags || (transient_only && !test_bit(HOLD_TRANSIENT, flags))) {
-		mutex_unlock(lock);
+	if (!hold) {
+		WRITE_ONCE(*flags, 0);
+		inode_unhold(file_inode(file));
 		return;
 	}
-	held_inodes(file, flags, inodes);
-	hold = hold_entry(file, flags);
-	if (hold)
-		rhashtable_remove_fast(&holds, &hold->node, hold_params);
-	else
-		WRITE_ONCE(*flags, 0);
-	inodes_unhold(inodes);
-	mutex_unlock(lock);
-	if (hold)
-		kfree_rcu(hold, rcu);
+	rhashtable_remove_fast(&holds, &hold->node, hold_params);
+	inodes_unhold(hold->inodes);
+	kfree_rcu(hold, rcu);
 }
 
 /**
@@ -410,7 +417,14 @@ static void hold_drop(struct file *file, bool transient_only)
  */
 void denywrite_file_drop_transient(struct file *file)
 {
-	hold_drop(file, true);
+	struct mutex *lock = hold_lock(file);
+	unsigned long *flags;
+
+	mutex_lock(lock);
+	flags = hold_find(file);
+	if (flags && test_bit(HOLD_TRANSIENT, flags))
+		hold_remove(file, flags);
+	mutex_unlock(lock);
 }
 
 /**
@@ -444,13 +458,11 @@ bool denywrite_file_mark_audited(struct file *file)
 	return IS_ERR(old);
 }
 
-static void mark_drop(struct file *file)
+static noinline void mark_drop(struct file *file)
 {
 	atomic_t *count = &denywrite_inode(file_inode(file))->marks;
 	struct denywrite_mark *mark;
 
-	if (!atomic_read(count))
-		return;
 	rcu_read_lock();
 	mark = rhashtable_lookup(&marks, &file, mark_params);
 	if (mark && rhashtable_remove_fast(&marks, &mark->node, mark_params))
@@ -468,8 +480,17 @@ static void mark_drop(struct file *file)
  */
 void denywrite_file_release(struct file *file)
 {
-	hold_drop(file, false);
-	mark_drop(file);
+	struct denywrite_inode *blob = denywrite_inode(file_inode(file));
+	unsigned long *flags = hold_find(file);
+
+	/*
+	 * No lock: with the last reference gone, no other thread can protect
+	 * @file or drop its hold any more.
+	 */
+	if (flags)
+		hold_remove(file, flags);
+	if (atomic_read(&blob->marks))
+		mark_drop(file);
 }
 
 /**

@@ -32,7 +32,8 @@
  *        low bits, or 0.  Nearly every held inode is held by one file at
  *        a time, and holding it then takes no allocation and no table
  *        operation.  Taken with cmpxchg() when 0; changed and cleared only
- *        under the lock of the file in it (see protect.c).
+ *        for the file in it, under its lock or at its release (see
+ *        protect.c).
  */
 struct denywrite_inode {
 	atomic_t holders;
@@ -95,11 +96,26 @@ enum denywrite_writers {
 bool denywrite_inode_write_denied(const struct inode *inode);
 int denywrite_file_protect(struct file *file, enum denywrite_writers writers,
 			   bool transient);
-bool denywrite_file_is_protected(struct file *file);
+bool denywrite_file_held(struct file *file);
 void denywrite_file_drop_transient(struct file *file);
 bool denywrite_file_mark_audited(struct file *file);
 void denywrite_file_release(struct file *file);
 long denywrite_protected_inodes(void);
 int denywrite_protect_init(void);
+
+/**
+ * denywrite_file_is_protected - does @file hold its inodes?
+ * @file: the file
+ *
+ * Without the test of the inode inline, every executable mapping would
+ * pay a call here.  A hint, as a protection may be racing with it.
+ *
+ * Return: true if @file was executed or mapped executable under a rule.
+ */
+static inline bool denywrite_file_is_protected(struct file *file)
+{
+	return denywrite_inode_protected(file_inode(file)) &&
+	       denywrite_file_held(file);
+}
 
 #endif /* _SECURITY_DENYWRITE_PROTECT_H */
