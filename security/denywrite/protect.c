@@ -47,8 +47,6 @@
 #include <linux/atomic.h>
 #include <linux/dcache.h>
 #include <linux/fs.h>
-#include <linux/hash.h>
-#include <linux/mutex.h>
 #include <linux/rhashtable.h>
 #include <linux/slab.h>
 
@@ -113,22 +111,17 @@ static struct kmem_cache *hold_cache __ro_after_init;
 static atomic_long_t protected_inodes = ATOMIC_LONG_INIT(0);
 
 /*
- * The holds of a file are taken, changed and dropped under the lock its
- * address hashes to, so that a file holds its inodes at most once however
- * many threads protect it at the same time, and so that its hold is in one
- * place, its inode's slot or the table; at file_release, when no other
- * thread can reach the file any more, without it.  The slot itself is
- * shared by the files of the inode: it is taken with cmpxchg() when it is
- * free, and only the file in it (under its lock, or at its release)
- * changes or clears it.
+ * A file's hold is in its inode's slot or in the table, found in that
+ * order; the slot is taken with cmpxchg() when it is free, the table dedups
+ * its entries.  Two threads that protect one file at the same time record
+ * it once: the one that finds the other's record drops its own hold on the
+ * inodes.  One race leaves a file with a hold in each place (a thread went
+ * to the table because another file had the slot, which a second thread
+ * found free a moment later); both are dropped when the file is released,
+ * and the file is held, as it should be, until then.  A record is changed
+ * or removed only by the threads that protect its file, with atomic bit
+ * operations, and when its file is released.
  */
-#define HOLD_LOCK_BITS	6
-static struct mutex hold_locks[1 << HOLD_LOCK_BITS];
-
-static struct mutex *hold_lock(const struct file *file)
-{
-	return &hold_locks[hash_ptr(file, HOLD_LOCK_BITS)];
-}
 
 /*
  * The inodes a hold on @file protects.  Both outlive the file: the real
@@ -238,8 +231,9 @@ static noinline struct denywrite_hold *hold_lookup(struct file *file)
 
 /*
  * The flags of @file's hold (in its inode's slot, or in its entry of the
- * table), or NULL if it has none.  Under the file's lock, or once its last
- * reference is gone, the hold stays as found; else the answer is a hint.
+ * table), or NULL if it has none.  A record is never removed while its
+ * file may still be protected, so a record found by a thread that protects
+ * the file stays; a file with no record may get one at any time.
  */
 static inline unsigned long *hold_find(struct file *file)
 {
@@ -294,38 +288,54 @@ static int hold_update(struct file *file, unsigned long *flags,
 /*
  * Record the hold of @file on @inodes, which it holds now: in the slot of
  * its inode if that is free and the file is not stacked (no allocation, no
- * table), else in the table.  Call under the file's lock.
+ * table), else in the table.  If another thread recorded a hold of @file
+ * first, drop ours and update that one.
  */
 static int hold_record(struct file *file, const struct inode *const inodes[2],
-		       unsigned long flags)
+		       enum denywrite_writers writers, bool transient)
 {
 	struct denywrite_inode *blob = denywrite_inode(inodes[0]);
-	struct denywrite_hold *hold;
-	int err;
+	struct denywrite_hold *hold, *old;
+	unsigned long flags = 0, slot;
 
-	if (!inodes[1] &&
-	    !cmpxchg(&blob->slot, 0, (unsigned long)file | flags))
-		return 0;
+	if (writers != DENYWRITE_WRITERS_IGNORE)
+		flags |= BIT(HOLD_CHECKED);
+	if (transient)
+		flags |= BIT(HOLD_TRANSIENT);
+	if (!inodes[1]) {
+		slot = cmpxchg(&blob->slot, 0, (unsigned long)file | flags);
+		if (!slot)
+			return 0;
+		if (slot_has(slot, file)) {
+			inodes_unhold(inodes);
+			return hold_update(file, &blob->slot, writers, transient);
+		}
+	}
 	hold = kmem_cache_zalloc(hold_cache, GFP_KERNEL);
-	if (!hold)
+	if (!hold) {
+		inodes_unhold(inodes);
 		return -ENOMEM;
+	}
 	hold->file = file;
 	hold->inodes[0] = inodes[0];
 	hold->inodes[1] = inodes[1];
 	hold->flags = flags;
-	err = rhashtable_insert_fast(&holds, &hold->node, hold_params);
-	if (err)
-		kmem_cache_free(hold_cache, hold);
-	return err;
+	old = rhashtable_lookup_get_insert_fast(&holds, &hold->node,
+						hold_params);
+	if (!old)
+		return 0;
+	kmem_cache_free(hold_cache, hold);
+	inodes_unhold(inodes);
+	if (IS_ERR(old))
+		return PTR_ERR(old);
+	return hold_update(file, &old->flags, writers, transient);
 }
 
-/* Protect @file, which has no hold; call under its lock. */
+/* Protect @file, which had no hold when we looked. */
 static int hold_take(struct file *file, enum denywrite_writers writers,
 		     bool transient)
 {
 	const struct inode *inodes[2];
-	unsigned long flags = 0;
-	int err;
 
 	hold_inodes(file, inodes);
 	inodes_claim(inodes);
@@ -339,15 +349,7 @@ static int hold_take(struct file *file, enum denywrite_writers writers,
 	/* Pairs with the smp_rmb() in denywrite_inode_write_denied(). */
 	smp_mb();
 	inodes_unclaim(inodes);
-
-	if (writers != DENYWRITE_WRITERS_IGNORE)
-		flags |= BIT(HOLD_CHECKED);
-	if (transient)
-		flags |= BIT(HOLD_TRANSIENT);
-	err = hold_record(file, inodes, flags);
-	if (err)
-		inodes_unhold(inodes);
-	return err;
+	return hold_record(file, inodes, writers, transient);
 }
 
 /**
@@ -368,18 +370,11 @@ static int hold_take(struct file *file, enum denywrite_writers writers,
 int denywrite_file_protect(struct file *file, enum denywrite_writers writers,
 			   bool transient)
 {
-	struct mutex *lock = hold_lock(file);
-	unsigned long *flags;
-	int err;
+	unsigned long *flags = hold_find(file);
 
-	mutex_lock(lock);
-	flags = hold_find(file);
 	if (flags)
-		err = hold_update(file, flags, writers, transient);
-	else
-		err = hold_take(file, writers, transient);
-	mutex_unlock(lock);
-	return err;
+		return hold_update(file, flags, writers, transient);
+	return hold_take(file, writers, transient);
 }
 
 /**
@@ -395,16 +390,20 @@ bool denywrite_file_held(struct file *file)
 	return hold_find(file);
 }
 
-/* Drop the hold of @file whose flags are @flags. */
-static void hold_remove(struct file *file, unsigned long *flags)
+/* Drop the hold of @file in the slot of its inode, @blob. */
+static void slot_drop(struct file *file, struct denywrite_inode *blob)
 {
-	struct denywrite_hold *hold = hold_entry(file, flags);
+	WRITE_ONCE(blob->slot, 0);
+	inode_unhold(file_inode(file));
+}
 
-	if (!hold) {
-		WRITE_ONCE(*flags, 0);
-		inode_unhold(file_inode(file));
+/* Drop the hold of @file in the table, if it has one (and is transient). */
+static noinline void table_drop(struct file *file, bool transient_only)
+{
+	struct denywrite_hold *hold = hold_lookup(file);
+
+	if (!hold || (transient_only && !test_bit(HOLD_TRANSIENT, &hold->flags)))
 		return;
-	}
 	rhashtable_remove_fast(&holds, &hold->node, hold_params);
 	inodes_unhold(hold->inodes);
 	kfree_rcu(hold, rcu);
@@ -417,14 +416,13 @@ static void hold_remove(struct file *file, unsigned long *flags)
  */
 void denywrite_file_drop_transient(struct file *file)
 {
-	struct mutex *lock = hold_lock(file);
-	unsigned long *flags;
+	struct denywrite_inode *blob = denywrite_inode(file_inode(file));
+	unsigned long slot = READ_ONCE(blob->slot);
 
-	mutex_lock(lock);
-	flags = hold_find(file);
-	if (flags && test_bit(HOLD_TRANSIENT, flags))
-		hold_remove(file, flags);
-	mutex_unlock(lock);
+	if (slot_has(slot, file) && (slot & BIT(HOLD_TRANSIENT)))
+		slot_drop(file, blob);
+	if (atomic_read(&blob->holders))
+		table_drop(file, true);
 }
 
 /**
@@ -481,14 +479,16 @@ static noinline void mark_drop(struct file *file)
 void denywrite_file_release(struct file *file)
 {
 	struct denywrite_inode *blob = denywrite_inode(file_inode(file));
-	unsigned long *flags = hold_find(file);
 
 	/*
-	 * No lock: with the last reference gone, no other thread can protect
-	 * @file or drop its hold any more.
+	 * The last reference is gone: no other thread can protect @file or
+	 * drop its holds any more.  The slot first, for nearly every held
+	 * file is there; then the table, if the inode is still held.
 	 */
-	if (flags)
-		hold_remove(file, flags);
+	if (slot_has(READ_ONCE(blob->slot), file))
+		slot_drop(file, blob);
+	if (atomic_read(&blob->holders))
+		table_drop(file, false);
 	if (atomic_read(&blob->marks))
 		mark_drop(file);
 }
@@ -510,13 +510,10 @@ long denywrite_protected_inodes(void)
  */
 int __init denywrite_protect_init(void)
 {
-	size_t i;
 	int err;
 
 	/* The HOLD_* bits of a slot are free in a file pointer. */
 	BUILD_BUG_ON(__alignof__(struct file) <= HOLD_FLAGS);
-	for (i = 0; i < ARRAY_SIZE(hold_locks); i++)
-		mutex_init(&hold_locks[i]);
 
 	hold_cache = KMEM_CACHE(denywrite_hold, 0);
 	if (!hold_cache)

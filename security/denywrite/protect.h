@@ -31,9 +31,9 @@
  *        the holds table: the file pointer, with the hold's flags in its
  *        low bits, or 0.  Nearly every held inode is held by one file at
  *        a time, and holding it then takes no allocation and no table
- *        operation.  Taken with cmpxchg() when 0; changed and cleared only
- *        for the file in it, under its lock or at its release (see
- *        protect.c).
+ *        operation.  Taken with cmpxchg() when 0; changed only by the
+ *        threads that protect the file in it, and cleared when that file
+ *        is released (see protect.c).
  */
 struct denywrite_inode {
 	atomic_t holders;

@@ -1,7 +1,8 @@
 /* stress.h - shared by stress.c (driver, checks, kernel interface),
  * stress_round.c (the round engine of the race cases), stress_churn.c
- * (rules added and removed under running programs) and stress_window.c
- * (the exec open window and the detector controls). */
+ * (rules added and removed under running programs), stress_window.c
+ * (the exec open window and the detector controls), stress_refused.c and
+ * stress_shared.c. */
 #ifndef STRESS_H
 #define STRESS_H
 
@@ -37,6 +38,7 @@ enum check {
 	CK_CTL_TORN,	   /* control: the torn-exec detector can fire */
 	CK_CTL_OVERLAP,	   /* control: the both-succeeded detector can fire */
 	CK_REFUSED,	   /* enough uses were refused to mean something */
+	CK_ROUNDS,	   /* enough rounds ran to mean something */
 	CK_COUNT
 };
 #define CKB(c) (1u << (c))
@@ -175,6 +177,8 @@ void run_window(const struct scase *c, struct tally *t);
 void run_controls(const struct scase *c, struct tally *t);
 /* stress_refused.c: refused users against an open writer's writes. */
 void run_refused(const struct scase *c, struct tally *t);
+/* stress_shared.c: threads that map one open file at once hold it once. */
+void run_shared(const struct scase *c, struct tally *t);
 /* stress_spawn.c: start a process in a process group of its own, counted
  * in shm->spawned, that waits for generation gate (unless 0), spins the
  * delay_us of its slot and execs path with argv (argv[0] is path) and envp
