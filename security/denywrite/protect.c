@@ -119,8 +119,9 @@ static atomic_long_t protected_inodes = ATOMIC_LONG_INIT(0);
  * to the table because another file had the slot, which a second thread
  * found free a moment later); both are dropped when the file is released,
  * and the file is held, as it should be, until then.  A record is changed
- * or removed only by the threads that protect its file, with atomic bit
- * operations, and when its file is released.
+ * only by the threads that protect its file, with atomic bit operations,
+ * and removed only when its file is released or, for a transient hold, by
+ * the exec that opened the file for itself.
  */
 
 /*
