@@ -93,9 +93,13 @@ static __always_inline int protect(struct file *file,
 	return err;
 }
 
-/* Protect @file if a rule of @scope covers @path. */
-static int protect_covered(struct file *file, const struct path *path,
-			   u8 scope, enum denywrite_op op)
+/*
+ * Protect @file if a rule of @scope covers @path.  Inline, as protect() is:
+ * one call frame fewer on every executable mapping of a covered file.
+ */
+static __always_inline int protect_covered(struct file *file,
+					   const struct path *path, u8 scope,
+					   enum denywrite_op op)
 {
 	const struct denywrite_rule *rule;
 	int idx, err = 0;

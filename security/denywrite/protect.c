@@ -338,18 +338,22 @@ static int hold_take(struct file *file, enum denywrite_writers writers,
 {
 	const struct inode *inodes[2];
 
+	bool busy;
+
 	hold_inodes(file, inodes);
 	inodes_claim(inodes);
 	/* Pairs with the barrier in denywrite_inode_write_denied(). */
 	smp_mb();
-	if (writers != DENYWRITE_WRITERS_ALLOWED && has_writers(inodes, writers)) {
-		inodes_unclaim(inodes);
-		return -ETXTBSY;
+	busy = writers != DENYWRITE_WRITERS_ALLOWED &&
+	       has_writers(inodes, writers);
+	if (!busy) {
+		inodes_hold(inodes);
+		/* Pairs with the smp_rmb() in denywrite_inode_write_denied(). */
+		smp_mb();
 	}
-	inodes_hold(inodes);
-	/* Pairs with the smp_rmb() in denywrite_inode_write_denied(). */
-	smp_mb();
 	inodes_unclaim(inodes);
+	if (busy)
+		return -ETXTBSY;
 	return hold_record(file, inodes, writers, transient);
 }
 
