@@ -93,13 +93,9 @@ static __always_inline int protect(struct file *file,
 	return err;
 }
 
-/*
- * Protect @file if a rule of @scope covers @path.  Inline, as protect() is:
- * one call frame fewer on every executable mapping of a covered file.
- */
-static __always_inline int protect_covered(struct file *file,
-					   const struct path *path, u8 scope,
-					   enum denywrite_op op)
+/* Protect @file if a rule of @scope covers @path. */
+static int protect_covered(struct file *file, const struct path *path,
+			   u8 scope, enum denywrite_op op)
 {
 	const struct denywrite_rule *rule;
 	int idx, err = 0;
@@ -201,14 +197,31 @@ static bool may_hold_by_mapping(struct file *file)
 	return false;
 }
 
-/* PROT_EXEC is being added to a mapping of @file by the process. */
+/*
+ * PROT_EXEC is being added to a mapping of @file by the process.  Under a
+ * policy whose root rule alone has scope "lib" ("all /"), the file is
+ * covered without a lookup; only a refusal, to be logged with its rule,
+ * takes the way through the policy.
+ */
 static int protect_mapping(struct file *file)
 {
+	u8 flags;
+	int err;
+
 	if (!(denywrite_policy_scopes() & DENYWRITE_SCOPE_LIB) ||
 	    denywrite_file_is_protected(file) ||
 	    !(file->f_mode & FMODE_READ) || path_noexec(file_user_path(file)) ||
 	    !may_hold_by_mapping(file))
 		return 0;
+	if (denywrite_policy_root_alone(DENYWRITE_SCOPE_LIB, &flags) &&
+	    !FMODE_FSNOTIFY_HSM(file->f_mode)) {
+		err = denywrite_file_protect(file,
+					     flags & DENYWRITE_RULE_IGNORE_WRITERS ?
+					     DENYWRITE_WRITERS_IGNORE :
+					     DENYWRITE_WRITERS_CHECK, false);
+		if (err != -ETXTBSY)
+			return err;
+	}
 	return protect_covered(file, file_user_path(file), DENYWRITE_SCOPE_LIB,
 			       DENYWRITE_OP_MMAP);
 }

@@ -56,6 +56,11 @@ static struct denywrite_policy __rcu *denywrite_policy;
 static DEFINE_MUTEX(denywrite_policy_mutex);
 /* The published policy's scopes; see denywrite_policy_scopes(). */
 u8 denywrite_policy_scopes_now;
+/*
+ * The scopes that the published policy's root rule alone covers, and its
+ * flags in the high byte; see denywrite_policy_root_alone().
+ */
+u16 denywrite_policy_root_now;
 
 static const struct {
 	const char *name;
@@ -474,6 +479,15 @@ static struct denywrite_policy *policy_locked(void)
 }
 
 /* Publish @policy, wait for readers of the old one, free it. */
+/* The value of denywrite_policy_root_now for @policy. */
+static u16 policy_root_alone(const struct denywrite_policy *policy)
+{
+	if (!policy || !policy->root)
+		return 0;
+	return (policy->root->scope & ~policy->walk_scopes) |
+	       policy->root->flags << 8;
+}
+
 static void policy_swap_locked(struct denywrite_policy *policy,
 			       size_t *old_count)
 {
@@ -483,6 +497,7 @@ static void policy_swap_locked(struct denywrite_policy *policy,
 	old = rcu_replace_pointer(denywrite_policy, policy,
 				  lockdep_is_held(&denywrite_policy_mutex));
 	WRITE_ONCE(denywrite_policy_scopes_now, policy ? policy->scopes : 0);
+	WRITE_ONCE(denywrite_policy_root_now, policy_root_alone(policy));
 	*old_count = old ? old->count : 0;
 	synchronize_srcu(&denywrite_policy_srcu);
 	denywrite_policy_free(old);

@@ -85,6 +85,7 @@ struct denywrite_policy {
 
 extern struct srcu_struct denywrite_policy_srcu;
 extern u8 denywrite_policy_scopes_now;
+extern u16 denywrite_policy_root_now;
 
 /**
  * denywrite_policy_scopes - the scopes of the published policy
@@ -98,6 +99,26 @@ extern u8 denywrite_policy_scopes_now;
 static inline u8 denywrite_policy_scopes(void)
 {
 	return READ_ONCE(denywrite_policy_scopes_now);
+}
+
+/**
+ * denywrite_policy_root_alone - does the root rule alone cover @scope now?
+ * @scope: DENYWRITE_SCOPE_* bit
+ * @flags: set to the root rule's DENYWRITE_RULE_* flags if it does
+ *
+ * When no rule but the root rule has @scope, every file is covered by the
+ * root rule, and the hot path of executable mappings under the classic
+ * "all /" policy needs no SRCU section and no lookup to know it.  As with
+ * denywrite_policy_scopes(), it may be a policy behind a concurrent swap.
+ *
+ * Return: true if the root rule alone covers @scope.
+ */
+static inline bool denywrite_policy_root_alone(u8 scope, u8 *flags)
+{
+	u16 now = READ_ONCE(denywrite_policy_root_now);
+
+	*flags = now >> 8;
+	return now & scope;
 }
 
 /**
