@@ -1,0 +1,56 @@
+#!/bin/sh
+# bench-trace.sh CONFIG FUNCTION[,FUNCTION...] [NTH]
+#
+# Where a benchmark's instructions go: boots the patched benchmark kernel
+# (build/obj-bench, from make bench) under -icount with QEMU's gdbstub,
+# runs one round of the bench suite's configuration CONFIG (off, audit,
+# exec, all, rN-match, rN-none: tests/bench/suite.sh), stops at the NTH
+# (default 1000) call of each FUNCTION, steps through it to its return,
+# callees included, and prints, for each, the number of instructions and
+# how many ran in each function.  The 1000th hook_mmap_file of "all" is a
+# mapping of the mmap_exec loop; the 3000th security_file_post_open of
+# "all", an open of the open_wronly loop.  Needs gdb; one boot, a minute
+# or two.
+set -eu
+[ $# -ge 2 ] || { echo "usage: bench-trace.sh CONFIG FUNCTION[,FUNCTION...] [NTH]" >&2; exit 2; }
+command -v gdb >/dev/null || { echo "bench-trace: needs gdb (apt-get install gdb)" >&2; exit 1; }
+top=$(cd "$(dirname "$0")/.." && pwd)
+cd "$top"
+bz=build/obj-bench/arch/x86/boot/bzImage vmlinux=build/obj-bench/vmlinux
+initrd=build/bench/initramfs.cpio.gz out=build/bench/trace
+for f in $bz $vmlinux $initrd; do
+	[ -f $f ] || { echo "bench-trace: no $f: run make bench first" >&2; exit 1; }
+done
+mkdir -p $out
+port=$((20000 + $$ % 20000))
+QEMU_EXTRA="-icount shift=0,sleep=off -smp 1,sockets=1,cores=1,threads=1 -gdb tcp::$port -S" \
+QEMU_TIMEOUT=900 scripts/boot.sh $bz $initrd $out/boot \
+	"lsm=capability,denywrite i8042.noaux i8042.nokbd noapictimer tsc=reliable norandmaps nokaslr dwsuite=bench dwb.configs=$1 dwb.rounds=1 dwb.macro=0 dwb.slab=0" \
+	>/dev/null 2>&1 &
+qemu=$!
+sleep 2
+BT_FUNCS=$2 BT_NTH=${3:-1000} BT_OUT=$out/pcs timeout 600 \
+	gdb -q -batch -ex "file $vmlinux" -ex "target remote :$port" \
+	-ex "source scripts/bench-trace.py" >$out/gdb.log 2>&1 || true
+kill $qemu 2>/dev/null || true
+wait $qemu 2>/dev/null || true
+nm -n $vmlinux | grep -i ' [tw] ' >$out/syms
+python3 - "$2" $out/syms $out/pcs <<'PY'
+import bisect, sys
+funcs, symfile, pcfile = sys.argv[1].split(","), sys.argv[2], sys.argv[3]
+syms = [(int(a, 16), n) for a, _, n in (l.split()[:3] for l in open(symfile))]
+starts = [a for a, _ in syms]
+runs = {}
+for line in open(pcfile):
+    f, pc = line.split()
+    name = syms[bisect.bisect_right(starts, int(pc, 16)) - 1][1]
+    runs.setdefault(f, {}).setdefault(name, 0)
+    runs[f][name] += 1
+for f in funcs:
+    if f not in runs:
+        print(f"{f}: not reached (see build/bench/trace/gdb.log)")
+        sys.exit(1)
+    total = sum(runs[f].values())
+    print(f"{f}: {total} instructions: " +
+          ", ".join(f"{n} {c}" for n, c in runs[f].items()))
+PY
