@@ -42,6 +42,12 @@ static inline enum denywrite_mode denywrite_get_mode(void)
 const char *denywrite_mode_name(enum denywrite_mode mode);
 int denywrite_mode_parse(const char *s, enum denywrite_mode *mode);
 
+void denywrite_set_mode(enum denywrite_mode mode);
+void denywrite_mode_init(void);
+void denywrite_protect_idle(void);
+
 void denywrite_add_hooks(void);
+void denywrite_hooks_set_active(bool active);
+void denywrite_release_hook_set_active(bool active);
 
 #endif /* _SECURITY_DENYWRITE_COMMON_H */

@@ -150,7 +150,7 @@ static ssize_t mode_write(struct file *file, const char __user *buf,
 	err = denywrite_mode_parse(text, &mode);
 	if (err)
 		mode = old;
-	WRITE_ONCE(denywrite_mode, mode);
+	denywrite_set_mode(mode);
 	denywrite_audit_mode(old, mode, err);
 	mutex_unlock(&change_lock);
 	kfree(text);

@@ -326,6 +326,7 @@ static void hook_file_release(struct file *file)
 		denywrite_file_release(file);
 }
 
+/* The hooks that act in modes audit and enforce only. */
 static struct security_hook_list denywrite_hooks[] __ro_after_init = {
 	LSM_HOOK_INIT(file_post_open, hook_file_post_open),
 	LSM_HOOK_INIT(bprm_check_security, hook_bprm_check_security),
@@ -335,6 +336,10 @@ static struct security_hook_list denywrite_hooks[] __ro_after_init = {
 	LSM_HOOK_INIT(file_mprotect, hook_file_mprotect),
 	LSM_HOOK_INIT(file_permission, hook_file_permission),
 	LSM_HOOK_INIT(inode_setattr, hook_inode_setattr),
+};
+
+/* The hook that drops holds and marks, needed as long as there are any. */
+static struct security_hook_list denywrite_release_hooks[] __ro_after_init = {
 	LSM_HOOK_INIT(file_release, hook_file_release),
 };
 
@@ -345,4 +350,31 @@ void __init denywrite_add_hooks(void)
 {
 	security_add_hooks(denywrite_hooks, ARRAY_SIZE(denywrite_hooks),
 			   &denywrite_lsmid);
+	security_add_hooks(denywrite_release_hooks,
+			   ARRAY_SIZE(denywrite_release_hooks), &denywrite_lsmid);
+}
+
+/**
+ * denywrite_hooks_set_active - switch the hooks of modes audit and enforce
+ * @active: on or off
+ *
+ * See mode.c.  Context: process context; may sleep.
+ */
+void denywrite_hooks_set_active(bool active)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(denywrite_hooks); i++)
+		security_hook_set_active(&denywrite_hooks[i], active);
+}
+
+/**
+ * denywrite_release_hook_set_active - switch the file_release hook
+ * @active: on or off
+ *
+ * See mode.c.  Context: process context; may sleep.
+ */
+void denywrite_release_hook_set_active(bool active)
+{
+	security_hook_set_active(&denywrite_release_hooks[0], active);
 }

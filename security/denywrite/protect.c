@@ -91,11 +91,13 @@ static const struct rhashtable_params hold_params = {
  * struct denywrite_mark - a file whose writes were audited once
  * @node: in the marks table
  * @file: the file, the key
+ * @inode: its inode
  * @rcu: to free it after lookups under RCU
  */
 struct denywrite_mark {
 	struct rhash_head node;
 	struct file *file;
+	const struct inode *inode;
 	struct rcu_head rcu;
 };
 
@@ -109,6 +111,32 @@ static const struct rhashtable_params mark_params = {
 static struct rhashtable holds, marks;
 static struct kmem_cache *hold_cache __ro_after_init;
 static atomic_long_t protected_inodes = ATOMIC_LONG_INIT(0);
+static atomic_long_t marked_files = ATOMIC_LONG_INIT(0);
+
+/*
+ * Holds and marks are taken only while this is set, that is, while the
+ * mode is not off; see denywrite_protect_stop().
+ */
+static bool tracking;
+
+/* May holds and marks be taken?  Then file_release is on. */
+static bool tracking_on(void)
+{
+	/* Pairs with the smp_store_release() in denywrite_protect_start(). */
+	return smp_load_acquire(&tracking);
+}
+
+/*
+ * One fewer protected inode or marked file: when none is left, and none
+ * can be taken any more, file_release may go off.  The barrier of the
+ * atomic operation pairs with the grace period in denywrite_protect_stop():
+ * either that sees this count at zero, or this sees tracking cleared.
+ */
+static void count_drop(atomic_long_t *count)
+{
+	if (atomic_long_dec_and_test(count) && !READ_ONCE(tracking))
+		denywrite_protect_idle();
+}
 
 /*
  * A file's hold is in its inode's slot or in the table, found in that
@@ -165,7 +193,7 @@ static void inode_hold(const struct inode *inode)
 static void inode_unhold(const struct inode *inode)
 {
 	if (atomic_dec_and_test(&denywrite_inode(inode)->holders))
-		atomic_long_dec(&protected_inodes);
+		count_drop(&protected_inodes);
 }
 
 static void inodes_hold(const struct inode *const inodes[2])
@@ -287,35 +315,29 @@ static int hold_update(struct file *file, unsigned long *flags,
 }
 
 /*
- * Record the hold of @file on @inodes, which it holds now: in the slot of
- * its inode if that is free and the file is not stacked (no allocation, no
- * table), else in the table.  If another thread recorded a hold of @file
- * first, drop ours and update that one.
+ * Record the hold of @file on @inodes in the table, after another file
+ * took the slot or for a stacked file.  Called in the RCU read-side
+ * section of denywrite_file_protect(), which it leaves to allocate: the
+ * hold is counted already, so that denywrite_protect_stop() leaves
+ * file_release on; it is recorded only if holds may still be taken.
  */
-static int hold_record(struct file *file, const struct inode *const inodes[2],
-		       enum denywrite_writers writers, bool transient)
+static int hold_insert(struct file *file, const struct inode *const inodes[2],
+		       unsigned long flags, enum denywrite_writers writers,
+		       bool transient)
 {
-	struct denywrite_inode *blob = denywrite_inode(inodes[0]);
 	struct denywrite_hold *hold, *old;
-	unsigned long flags = 0, slot;
 
-	if (writers != DENYWRITE_WRITERS_IGNORE)
-		flags |= BIT(HOLD_CHECKED);
-	if (transient)
-		flags |= BIT(HOLD_TRANSIENT);
-	if (!inodes[1]) {
-		slot = cmpxchg(&blob->slot, 0, (unsigned long)file | flags);
-		if (!slot)
-			return 0;
-		if (slot_has(slot, file)) {
-			inodes_unhold(inodes);
-			return hold_update(file, &blob->slot, writers, transient);
-		}
-	}
+	rcu_read_unlock();
 	hold = kmem_cache_zalloc(hold_cache, GFP_KERNEL);
+	rcu_read_lock();
 	if (!hold) {
 		inodes_unhold(inodes);
 		return -ENOMEM;
+	}
+	if (!tracking_on()) {
+		kmem_cache_free(hold_cache, hold);
+		inodes_unhold(inodes);
+		return 0;
 	}
 	hold->file = file;
 	hold->inodes[0] = inodes[0];
@@ -332,12 +354,19 @@ static int hold_record(struct file *file, const struct inode *const inodes[2],
 	return hold_update(file, &old->flags, writers, transient);
 }
 
-/* Protect @file, which had no hold when we looked. */
+/*
+ * Protect @file, which had no hold when we looked: claim its inodes, check
+ * their writers, hold them, and record the hold: in the slot of its inode
+ * if that is free and the file is not stacked (no allocation, no table),
+ * else in the table.  If another thread recorded a hold of @file first,
+ * drop ours and update that one.
+ */
 static int hold_take(struct file *file, enum denywrite_writers writers,
 		     bool transient)
 {
 	const struct inode *inodes[2];
-
+	struct denywrite_inode *blob;
+	unsigned long flags = 0, slot;
 	bool busy;
 
 	hold_inodes(file, inodes);
@@ -354,7 +383,21 @@ static int hold_take(struct file *file, enum denywrite_writers writers,
 	inodes_unclaim(inodes);
 	if (busy)
 		return -ETXTBSY;
-	return hold_record(file, inodes, writers, transient);
+
+	if (writers != DENYWRITE_WRITERS_IGNORE)
+		flags |= BIT(HOLD_CHECKED);
+	if (transient)
+		flags |= BIT(HOLD_TRANSIENT);
+	if (inodes[1])
+		return hold_insert(file, inodes, flags, writers, transient);
+	blob = denywrite_inode(inodes[0]);
+	slot = cmpxchg(&blob->slot, 0, (unsigned long)file | flags);
+	if (!slot)
+		return 0;
+	if (!slot_has(slot, file))
+		return hold_insert(file, inodes, flags, writers, transient);
+	inodes_unhold(inodes);
+	return hold_update(file, &blob->slot, writers, transient);
 }
 
 /**
@@ -369,17 +412,30 @@ static int hold_take(struct file *file, enum denywrite_writers writers,
  * returned, also for a file that is held already under a rule that
  * ignored writers; a file that passed the check (or whose writers were
  * allowed) is not checked again, so one exec is refused, or audited, once.
+ * Once the mode went off (denywrite_protect_stop()), it does nothing.
  *
  * Return: 0, -ETXTBSY, or -ENOMEM.
  */
 int denywrite_file_protect(struct file *file, enum denywrite_writers writers,
 			   bool transient)
 {
-	unsigned long *flags = hold_find(file);
+	unsigned long *flags;
+	int err = 0;
 
-	if (flags)
-		return hold_update(file, flags, writers, transient);
-	return hold_take(file, writers, transient);
+	/*
+	 * Holds are taken and their records changed only in a read-side
+	 * section that saw tracking set: see denywrite_protect_stop().
+	 */
+	rcu_read_lock();
+	if (tracking_on()) {
+		flags = hold_find(file);
+		if (flags)
+			err = hold_update(file, flags, writers, transient);
+		else
+			err = hold_take(file, writers, transient);
+	}
+	rcu_read_unlock();
+	return err;
 }
 
 /**
@@ -395,23 +451,36 @@ bool denywrite_file_held(struct file *file)
 	return hold_find(file);
 }
 
-/* Drop the hold of @file in the slot of its inode, @blob. */
-static void slot_drop(struct file *file, struct denywrite_inode *blob)
+/*
+ * Drop the hold of @file in the slot of its inode, @blob, which @slot
+ * was read from, unless denywrite_protect_stop() dropped it first.
+ */
+static void slot_drop(struct file *file, struct denywrite_inode *blob,
+		      unsigned long slot)
 {
-	WRITE_ONCE(blob->slot, 0);
-	inode_unhold(file_inode(file));
+	if (try_cmpxchg(&blob->slot, &slot, 0))
+		inode_unhold(file_inode(file));
+}
+
+/* Drop a hold of the table, unless another thread removed it first. */
+static void table_remove(struct denywrite_hold *hold)
+{
+	if (rhashtable_remove_fast(&holds, &hold->node, hold_params))
+		return;
+	inodes_unhold(hold->inodes);
+	kfree_rcu(hold, rcu);
 }
 
 /* Drop the hold of @file in the table, if it has one (and is transient). */
 static noinline void table_drop(struct file *file, bool transient_only)
 {
-	struct denywrite_hold *hold = hold_lookup(file);
+	struct denywrite_hold *hold;
 
-	if (!hold || (transient_only && !test_bit(HOLD_TRANSIENT, &hold->flags)))
-		return;
-	rhashtable_remove_fast(&holds, &hold->node, hold_params);
-	inodes_unhold(hold->inodes);
-	kfree_rcu(hold, rcu);
+	rcu_read_lock();
+	hold = rhashtable_lookup(&holds, &file, hold_params);
+	if (hold && (!transient_only || test_bit(HOLD_TRANSIENT, &hold->flags)))
+		table_remove(hold);
+	rcu_read_unlock();
 }
 
 /**
@@ -425,7 +494,7 @@ void denywrite_file_drop_transient(struct file *file)
 	unsigned long slot = READ_ONCE(blob->slot);
 
 	if (slot_has(slot, file) && (slot & BIT(HOLD_TRANSIENT)))
-		slot_drop(file, blob);
+		slot_drop(file, blob, slot);
 	if (atomic_read(&blob->holders))
 		table_drop(file, true);
 }
@@ -451,30 +520,48 @@ bool denywrite_file_mark_audited(struct file *file)
 	if (!mark)
 		return true;
 	mark->file = file;
+	mark->inode = file_inode(file);
+	/* As in denywrite_file_protect(). */
+	rcu_read_lock();
+	if (!tracking_on()) {
+		rcu_read_unlock();
+		kfree(mark);
+		return true;
+	}
 	atomic_inc(count);
+	atomic_long_inc(&marked_files);
 	old = rhashtable_lookup_get_insert_fast(&marks, &mark->node,
 						mark_params);
+	if (old) {
+		atomic_dec(count);
+		count_drop(&marked_files);
+	}
+	rcu_read_unlock();
 	if (!old)
 		return true;
-	atomic_dec(count);
 	kfree(mark);
 	return IS_ERR(old);
 }
 
+/* Drop a mark, unless another thread removed it first. */
+static void mark_remove(struct denywrite_mark *mark)
+{
+	if (rhashtable_remove_fast(&marks, &mark->node, mark_params))
+		return;
+	atomic_dec(&denywrite_inode(mark->inode)->marks);
+	count_drop(&marked_files);
+	kfree_rcu(mark, rcu);
+}
+
 static noinline void mark_drop(struct file *file)
 {
-	atomic_t *count = &denywrite_inode(file_inode(file))->marks;
 	struct denywrite_mark *mark;
 
 	rcu_read_lock();
 	mark = rhashtable_lookup(&marks, &file, mark_params);
-	if (mark && rhashtable_remove_fast(&marks, &mark->node, mark_params))
-		mark = NULL;
+	if (mark)
+		mark_remove(mark);
 	rcu_read_unlock();
-	if (!mark)
-		return;
-	atomic_dec(count);
-	kfree_rcu(mark, rcu);
 }
 
 /**
@@ -484,14 +571,15 @@ static noinline void mark_drop(struct file *file)
 void denywrite_file_release(struct file *file)
 {
 	struct denywrite_inode *blob = denywrite_inode(file_inode(file));
+	unsigned long slot = READ_ONCE(blob->slot);
 
 	/*
-	 * The last reference is gone: no other thread can protect @file or
-	 * drop its holds any more.  The slot first, for nearly every held
-	 * file is there; then the table, if the inode is still held.
+	 * The last reference is gone: no other thread can protect @file any
+	 * more.  The slot first, for nearly every held file is there; then
+	 * the table, if the inode is still held.
 	 */
-	if (slot_has(READ_ONCE(blob->slot), file))
-		slot_drop(file, blob);
+	if (slot_has(slot, file))
+		slot_drop(file, blob, slot);
 	if (atomic_read(&blob->holders))
 		table_drop(file, false);
 	if (atomic_read(&blob->marks))
@@ -506,6 +594,100 @@ void denywrite_file_release(struct file *file)
 long denywrite_protected_inodes(void)
 {
 	return atomic_long_read(&protected_inodes);
+}
+
+/**
+ * denywrite_protect_busy - may a file need file_release now?
+ *
+ * Return: true if some file holds its inodes or carries an audit mark.
+ */
+bool denywrite_protect_busy(void)
+{
+	return atomic_long_read(&protected_inodes) ||
+	       atomic_long_read(&marked_files);
+}
+
+/**
+ * denywrite_protect_start - let holds and marks be taken
+ *
+ * Called with file_release on, before the mode leaves off (see mode.c).
+ */
+void denywrite_protect_start(void)
+{
+	/* Whoever sees tracking set sees file_release on. */
+	smp_store_release(&tracking, true);
+}
+
+/* Drop the holds recorded in the slots of the inodes of @sb. */
+static void sb_drop_slots(struct super_block *sb, void *unused)
+{
+	struct denywrite_inode *blob;
+	struct inode *inode;
+	unsigned long slot;
+
+	/* An inode on the list is not freed: evict() takes it off first. */
+	spin_lock(&sb->s_inode_list_lock);
+	list_for_each_entry(inode, &sb->s_inodes, i_sb_list) {
+		blob = denywrite_inode(inode);
+		slot = READ_ONCE(blob->slot);
+		if (slot && try_cmpxchg(&blob->slot, &slot, 0))
+			inode_unhold(inode);
+	}
+	spin_unlock(&sb->s_inode_list_lock);
+}
+
+/* Drop every record of the table @ht, with @remove. */
+static void table_drop_all(struct rhashtable *ht, void (*remove)(void *))
+{
+	struct rhashtable_iter iter;
+	void *entry;
+
+	rhashtable_walk_enter(ht, &iter);
+	rhashtable_walk_start(&iter);
+	while ((entry = rhashtable_walk_next(&iter))) {
+		/* -EAGAIN: the table was resized, entries may come again. */
+		if (!IS_ERR(entry))
+			remove(entry);
+	}
+	rhashtable_walk_stop(&iter);
+	rhashtable_walk_exit(&iter);
+}
+
+static void table_remove_entry(void *entry)
+{
+	table_remove(entry);
+}
+
+static void mark_remove_entry(void *entry)
+{
+	mark_remove(entry);
+}
+
+/**
+ * denywrite_protect_stop - take no more holds and marks, drop all there are
+ *
+ * Called after the mode went off (see mode.c).  Mode off protects nothing,
+ * and file_release can go off only when no file needs it: a file executed
+ * or mapped before is protected again when it is executed or mapped again
+ * in a mode that protects.
+ *
+ * denywrite_file_protect() and denywrite_file_mark_audited() test tracking
+ * and change records in RCU read-side sections: after a grace period,
+ * every section that saw it set is over, and every later one sees it
+ * cleared, so that no record changes but by release.  A record is then
+ * dropped by whoever removes it first, here or at its file's release; the
+ * inodes of a file released meanwhile stay valid in the walk's read-side
+ * section, for their blobs are freed after a grace period.
+ *
+ * Context: process context; sleeps for an RCU grace period.
+ */
+void denywrite_protect_stop(void)
+{
+	WRITE_ONCE(tracking, false);
+	synchronize_rcu();
+	iterate_supers(sb_drop_slots, NULL);
+	table_drop_all(&holds, table_remove_entry);
+	table_drop_all(&marks, mark_remove_entry);
 }
 
 /**

@@ -101,6 +101,9 @@ void denywrite_file_drop_transient(struct file *file);
 bool denywrite_file_mark_audited(struct file *file);
 void denywrite_file_release(struct file *file);
 long denywrite_protected_inodes(void);
+bool denywrite_protect_busy(void);
+void denywrite_protect_start(void);
+void denywrite_protect_stop(void);
 int denywrite_protect_init(void);
 
 /**

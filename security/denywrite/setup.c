@@ -127,6 +127,7 @@ static int __init denywrite_init(void)
 	if (err)
 		return err;
 	denywrite_add_hooks();
+	denywrite_mode_init();
 	denywrite_enabled = true;
 	/* From now on the policy denies writes; exec itself no longer does. */
 	exe_file_write_denial = false;

@@ -116,6 +116,92 @@ int case_many_holders(struct ctx *c, const void *arg, char *why,
 	return probe_write(PRM_SO);
 }
 
+/* --- mode off --------------------------------------------------------- */
+
+/* Switch to mode off and back to @mode; protected must be 0 in between. */
+static int off_and_back(const char *mode, char *why, size_t whylen)
+{
+	long long n;
+
+	if (set_mode("off", why, whylen))
+		return -1;
+	n = protected_now(why, whylen);
+	if (n < 0)
+		return -1;
+	if (n) {
+		snprintf(why, whylen, "protected %lld in mode off, expected 0", n);
+		return -1;
+	}
+	return set_mode(mode, why, whylen);
+}
+
+/*
+ * A program runs (held); mode off drops its hold, so that back in enforce
+ * it is writable while it still runs, until it is run again.
+ */
+int case_mode_off_drops_holds(struct ctx *c, const void *arg, char *why,
+			      size_t whylen)
+{
+	(void)arg;
+	if (!ctx_run(c, PRM_PROG, why, whylen) ||
+	    expect("write while it runs", probe_write(PRM_PROG), ETXTBSY, why,
+		   whylen) ||
+	    off_and_back("enforce", why, whylen) ||
+	    expect("write while it still runs, after mode off and back",
+		   probe_write(PRM_PROG), 0, why, whylen) ||
+	    !ctx_run(c, PRM_PROG, why, whylen))
+		return -1;
+	return expect("write once it is run again", probe_write(PRM_PROG),
+		      ETXTBSY, why, whylen) ? -1 : 0;
+}
+
+/*
+ * Mode off with nothing held switches file_release off; back in enforce
+ * it must be on again before a hold is taken, or the hold of a mapping
+ * would outlive it.
+ */
+int case_release_after_off(struct ctx *c, const void *arg, char *why,
+			   size_t whylen)
+{
+	static const struct munmap_arg fd_closed = { false };
+
+	(void)arg;
+	if (off_and_back("enforce", why, whylen))
+		return -1;
+	return case_munmap(c, &fd_closed, why, whylen);
+}
+
+/*
+ * In audit mode, writes through one fd to a mapped library are logged
+ * once (the fd is marked); mode off drops the mark with the hold, so that
+ * once the library is mapped again the same fd's write is logged again.
+ * Logged: each mapping (the library is open for writing), the first write
+ * of each round: 4.  A mark left by mode off makes it 3.
+ */
+int case_mode_off_drops_marks(struct ctx *c, const void *arg, char *why,
+			      size_t whylen)
+{
+	int fd;
+
+	(void)arg;
+	fd = ctx_fd(c, open(PRM_SO, O_WRONLY | O_CLOEXEC));
+	if (fd < 0)
+		return say(why, whylen, "open O_WRONLY", PRM_SO);
+	if (!ctx_map(c, PRM_SO, PROT_READ | PROT_EXEC, NULL))
+		return say(why, whylen, "mmap PROT_EXEC", PRM_SO);
+	for (int i = 0; i < 2; i++)
+		if (pwrite(fd, "\x7f", 1, 0) != 1)
+			return say(why, whylen, "pwrite", PRM_SO);
+	if (off_and_back("audit", why, whylen))
+		return -1;
+	if (!ctx_map(c, PRM_SO, PROT_READ | PROT_EXEC, NULL))
+		return say(why, whylen, "mmap PROT_EXEC again", PRM_SO);
+	for (int i = 0; i < 2; i++)
+		if (pwrite(fd, "\x7f", 1, 0) != 1)
+			return errno;
+	return 0;
+}
+
 /* --- what stays allowed, what is refused ------------------------------- */
 
 int case_chmod(struct ctx *c, const void *arg, char *why, size_t whylen)

@@ -122,6 +122,8 @@ int klog_record(int fd, pid_t pid, int timeout_ms, char *body, size_t len,
 
 /* Replace the rules (one rule a line, "" for none); the mode is kept. */
 int set_rules(const char *rules, char *why, size_t whylen);
+/* Set the mode; the rules are kept. */
+int set_mode(const char *mode, char *why, size_t whylen);
 /* The "protected" line of stats, or -1 with why. */
 long long protected_now(char *why, size_t whylen);
 
@@ -140,6 +142,12 @@ typedef int (*case_fn)(struct ctx *c, const void *arg, char *why,
  * helper that did not start). */
 int case_exec_away(struct ctx *c, const void *arg, char *why, size_t whylen);
 int case_munmap(struct ctx *c, const void *arg, char *why, size_t whylen);
+int case_mode_off_drops_holds(struct ctx *c, const void *arg, char *why,
+			      size_t whylen);
+int case_release_after_off(struct ctx *c, const void *arg, char *why,
+			   size_t whylen);
+int case_mode_off_drops_marks(struct ctx *c, const void *arg, char *why,
+			      size_t whylen);
 int case_many_holders(struct ctx *c, const void *arg, char *why,
 		      size_t whylen);
 int case_chmod(struct ctx *c, const void *arg, char *why, size_t whylen);

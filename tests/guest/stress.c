@@ -50,6 +50,9 @@ static char bindir[PATH_MAX];
 #define SHARED (CKB(CK_NEVER_BOTH) | CKB(CK_NO_UNEXPECTED) | CKB(CK_ROUNDS) | \
 		CKB(CK_BASELINE) | CKB(CK_WRITABLE))
 #define MIN_SHARED 50
+#define MODEOFF (CKB(CK_NO_UNEXPECTED) | CKB(CK_ROUNDS) | CKB(CK_BASELINE) | \
+		 CKB(CK_WRITABLE))
+#define MIN_MODEOFF 20
 /* A flip case must have switched modes (one burst: audit, off, enforce)
  * and swapped policies during its races. */
 #define MIN_MODE_WRITES 3
@@ -105,6 +108,8 @@ static const struct scase cases[] = {
 	  KIND_MAP, PAY_MARK, STEER_OPEN, false, false, 1, 3, 0 },
 	{ "one_file_mapped_by_threads_at_once", run_shared, LSM_K, SHARED, 4000, MIN_SHARED,
 	  KIND_MAP, PAY_MARK, STEER_OPEN, false, false, 0, 3, 0 },
+	{ "deep_mappings_vs_mode_off", run_modeoff, LSM_K, MODEOFF, 4000, MIN_MODEOFF,
+	  KIND_MAP, PAY_MARK, STEER_OPEN, true, false, 0, 2, 0 },
 };
 #define NCASES (sizeof(cases) / sizeof(cases[0]))
 
@@ -145,6 +150,7 @@ static const char *const stat_key[ST_COUNT] = {
 	[ST_WINDOW_ERRNO] = "window_open_errno",
 	[ST_REFUSED] = "refused_uses",
 	[ST_WRITES] = "writes",
+	[ST_MAPPINGS] = "mappings",
 	[ST_MS] = "ms",
 };
 
@@ -480,15 +486,19 @@ static int fail_case(const struct scase *c, const char *why)
 static int run_case(const struct scase *c, bool *fatal)
 {
 	struct tally t;
-	long baseline = kernel == K_LSM ? read_stat("protected") : 0;
 	long long start = now_us();
+	long baseline = 0;
 	int err;
 
 	memset(&t, 0, sizeof(t));
 	shm_reset();
-	if (kernel == K_LSM && ((err = sfs_write("mode", "enforce")) ||
+	/* Mode off first drops the holds from before (README, "Modes"). */
+	if (kernel == K_LSM && ((err = sfs_write("mode", "off")) ||
+				(err = sfs_write("mode", "enforce")) ||
 				(err = sfs_write("rules", POLICY_BASE))))
 		bad(&t, CK_NO_UNEXPECTED, "setting the policy: %s", errtxt(err));
+	if (kernel == K_LSM)
+		baseline = read_stat("protected");
 	if (baseline < 0)
 		bad(&t, CK_BASELINE, "cannot read " SFS "/stats");
 	c->run(c, &t);

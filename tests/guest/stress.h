@@ -1,8 +1,8 @@
 /* stress.h - shared by stress.c (driver, checks, kernel interface),
  * stress_round.c (the round engine of the race cases), stress_churn.c
  * (rules added and removed under running programs), stress_window.c
- * (the exec open window and the detector controls), stress_refused.c and
- * stress_shared.c. */
+ * (the exec open window and the detector controls), stress_refused.c,
+ * stress_shared.c and stress_modeoff.c. */
 #ifndef STRESS_H
 #define STRESS_H
 
@@ -108,6 +108,7 @@ enum figure {
 	ST_WINDOW_ERRNO, /* the exec open window: errno of the writer's open */
 	ST_REFUSED,	 /* uses refused while a writer held the file */
 	ST_WRITES,	 /* writes through the writer's file meanwhile */
+	ST_MAPPINGS,	 /* mappings made (mode off races) */
 	ST_MS,		 /* wall time of the case */
 	ST_COUNT
 };
@@ -179,6 +180,8 @@ void run_controls(const struct scase *c, struct tally *t);
 void run_refused(const struct scase *c, struct tally *t);
 /* stress_shared.c: threads that map one open file at once hold it once. */
 void run_shared(const struct scase *c, struct tally *t);
+/* stress_modeoff.c: mappings racing mode off leave no hold behind. */
+void run_modeoff(const struct scase *c, struct tally *t);
 /* stress_spawn.c: start a process in a process group of its own, counted
  * in shm->spawned, that waits for generation gate (unless 0), spins the
  * delay_us of its slot and execs path with argv (argv[0] is path) and envp

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * denywrite: KUnit tests of holds and of mode off's end of them
+ *
+ * Run at boot, before the first exec: no file holds its inode yet, so the
+ * protected count is the tests' own.  Each test leaves holds and marks
+ * allowed again, also when it fails.
+ */
+
+#include <kunit/test.h>
+#include <linux/cred.h>
+#include <linux/err.h>
+#include <linux/fs.h>
+#include <linux/shmem_fs.h>
+
+#include "protect.h"
+
+static void protect_start_action(void *unused)
+{
+	denywrite_protect_start();
+}
+
+static void fput_action(void *file)
+{
+	fput(file);
+}
+
+/* A file on an internal tmpfs, put when the test ends. */
+static struct file *new_file(struct kunit *test)
+{
+	struct file *file = shmem_file_setup("denywrite-test", PAGE_SIZE, 0);
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(file));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fput_action, file), 0);
+	return file;
+}
+
+/* Another open file of @file's inode, put when the test ends. */
+static struct file *reopen(struct kunit *test, struct file *file)
+{
+	struct file *other = dentry_open(&file->f_path, O_RDONLY, current_cred());
+
+	KUNIT_ASSERT_FALSE(test, IS_ERR(other));
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, fput_action, other), 0);
+	return other;
+}
+
+static int protect(struct file *file)
+{
+	return denywrite_file_protect(file, DENYWRITE_WRITERS_ALLOWED, false);
+}
+
+/*
+ * Two files of one inode: the first hold in the inode's slot, the other in
+ * the table; released in turn, each drops its own.
+ */
+static void holds_in_slot_and_table(struct kunit *test)
+{
+	struct file *a = new_file(test), *b = reopen(test, a);
+	long before = denywrite_protected_inodes();
+
+	KUNIT_EXPECT_EQ(test, protect(a), 0);
+	KUNIT_EXPECT_EQ(test, protect(b), 0);
+	KUNIT_EXPECT_EQ(test, protect(b), 0);
+	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(a));
+	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(b));
+	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before + 1);
+	denywrite_file_release(a);
+	KUNIT_EXPECT_FALSE(test, denywrite_file_is_protected(a));
+	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(b));
+	denywrite_file_release(b);
+	KUNIT_EXPECT_FALSE(test, denywrite_inode_protected(file_inode(b)));
+	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before);
+}
+
+/*
+ * Mode off drops the holds in slots and table, and no hold is taken until
+ * holds are allowed again.
+ */
+static void stop_drops_holds_and_takes_none(struct kunit *test)
+{
+	struct file *a = new_file(test), *b = reopen(test, a);
+	long before = denywrite_protected_inodes();
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, protect_start_action,
+							NULL), 0);
+	KUNIT_ASSERT_EQ(test, protect(a), 0);
+	KUNIT_ASSERT_EQ(test, protect(b), 0);
+	denywrite_protect_stop();
+	KUNIT_EXPECT_FALSE(test, denywrite_inode_protected(file_inode(a)));
+	KUNIT_EXPECT_FALSE(test, denywrite_file_held(a));
+	KUNIT_EXPECT_FALSE(test, denywrite_file_held(b));
+	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before);
+	KUNIT_EXPECT_FALSE(test, denywrite_protect_busy());
+
+	/* A protector that passed its hook's mode test before the switch. */
+	KUNIT_EXPECT_EQ(test, protect(a), 0);
+	KUNIT_EXPECT_FALSE(test, denywrite_inode_protected(file_inode(a)));
+	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before);
+
+	/* Their releases find nothing to drop. */
+	denywrite_file_release(a);
+	denywrite_file_release(b);
+	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before);
+
+	denywrite_protect_start();
+	KUNIT_EXPECT_EQ(test, protect(a), 0);
+	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(a));
+	denywrite_file_release(a);
+	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before);
+}
+
+/*
+ * Mode off drops audit marks, and no mark is taken until marks are allowed
+ * again.
+ */
+static void stop_drops_marks_and_takes_none(struct kunit *test)
+{
+	struct file *a = new_file(test);
+	const struct denywrite_inode *blob = denywrite_inode(file_inode(a));
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, protect_start_action,
+							NULL), 0);
+	KUNIT_EXPECT_TRUE(test, denywrite_file_mark_audited(a));
+	KUNIT_EXPECT_FALSE(test, denywrite_file_mark_audited(a));
+	KUNIT_EXPECT_EQ(test, atomic_read(&blob->marks), 1);
+	KUNIT_EXPECT_TRUE(test, denywrite_protect_busy());
+	denywrite_protect_stop();
+	KUNIT_EXPECT_EQ(test, atomic_read(&blob->marks), 0);
+	KUNIT_EXPECT_FALSE(test, denywrite_protect_busy());
+
+	/* A writer audited while the mode goes off is logged, not marked. */
+	KUNIT_EXPECT_TRUE(test, denywrite_file_mark_audited(a));
+	KUNIT_EXPECT_EQ(test, atomic_read(&blob->marks), 0);
+	denywrite_file_release(a);
+	KUNIT_EXPECT_FALSE(test, denywrite_protect_busy());
+}
+
+static struct kunit_case denywrite_protect_cases[] = {
+	KUNIT_CASE(holds_in_slot_and_table),
+	KUNIT_CASE(stop_drops_holds_and_takes_none),
+	KUNIT_CASE(stop_drops_marks_and_takes_none),
+	{}
+};
+
+static struct kunit_suite denywrite_protect_suite = {
+	.name = "denywrite_protect",
+	.test_cases = denywrite_protect_cases,
+};
+
+kunit_test_suite(denywrite_protect_suite);
