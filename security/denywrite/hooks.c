@@ -132,32 +132,45 @@ static noinline int protect_exec_open(struct file *file)
 	return err;
 }
 
-static bool write_denied(const struct file *file)
+/* A new writer of a protected file (only regular files are writers). */
+static noinline int refuse_new_writer(struct file *file)
 {
-	const struct inode *inode = file_inode(file);
-	const struct inode *real = d_real_inode(file->f_path.dentry);
-
-	return denywrite_inode_write_denied(inode) ||
-	       (real != inode && denywrite_inode_write_denied(real));
-}
-
-/* A new writer: refused if the file is protected. */
-static noinline int check_new_writer(struct file *file)
-{
-	if (!S_ISREG(file_inode(file)->i_mode) || !write_denied(file))
+	if (!S_ISREG(file_inode(file)->i_mode))
 		return 0;
 	return denywrite_refuse_file(DENYWRITE_OP_WRITE, file, NULL);
 }
 
+/* A new writer on a stacked filesystem: its real inode counts too. */
+static noinline int check_stacked_writer(struct file *file)
+{
+	const struct inode *real = d_real_inode(file->f_path.dentry);
+
+	if (denywrite_inode_write_denied(file_inode(file)) ||
+	    (real != file_inode(file) && denywrite_inode_write_denied(real)))
+		return refuse_new_writer(file);
+	return 0;
+}
+
+/* A new writer: refused if the file is protected. */
+static __always_inline int check_new_writer(struct file *file)
+{
+	if (unlikely(file->f_path.dentry->d_flags & DCACHE_OP_REAL))
+		return check_stacked_writer(file);
+	if (denywrite_inode_write_denied(file_inode(file)))
+		return refuse_new_writer(file);
+	return 0;
+}
+
 /*
- * Every open of the system passes here: the slow paths are out of line, so
- * that an open that is neither for writing nor for exec costs a few
- * instructions (see README, "Performance").
+ * Every open of the system passes here, in modes audit and enforce: the
+ * test of a new writer is inline and every other path is a tail call, so
+ * that an open costs a few instructions (see README, "Performance").  The
+ * mode is not tested: in mode off this hook is off (see mode.c), and while
+ * it is being switched off, the refusal applies the mode and no hold can
+ * be taken.
  */
 static int hook_file_post_open(struct file *file, int mask)
 {
-	if (denywrite_off())
-		return 0;
 	if (file->f_mode & FMODE_WRITE)
 		return check_new_writer(file);
 	if (file->f_flags & __FMODE_EXEC)

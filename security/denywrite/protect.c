@@ -230,23 +230,6 @@ static bool has_writers(const struct inode *const inodes[2],
 	return false;
 }
 
-/**
- * denywrite_inode_write_denied - would a new writer of @inode be refused?
- * @inode: the inode; the caller has already raised i_writecount for it
- *
- * Return: true if @inode is protected, or a protector is checking it.
- */
-bool denywrite_inode_write_denied(const struct inode *inode)
-{
-	/* Pairs with the barrier in denywrite_file_protect(). */
-	smp_mb();
-	if (atomic_read(&denywrite_inode(inode)->claims))
-		return true;
-	/* A protector raises holders before it drops its claim. */
-	smp_rmb();
-	return denywrite_inode_protected(inode);
-}
-
 static bool slot_has(unsigned long slot, const struct file *file)
 {
 	return (slot & ~HOLD_FLAGS) == (unsigned long)file;

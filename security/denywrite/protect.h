@@ -73,7 +73,28 @@ static inline bool denywrite_inode_tracked(const struct inode *inode)
 {
 	const struct denywrite_inode *blob = denywrite_inode(inode);
 
-	return atomic_read(&blob->holders) || atomic_read(&blob->marks);
+	return atomic_read(&blob->holders) | atomic_read(&blob->marks);
+}
+
+/**
+ * denywrite_inode_write_denied - would a new writer of @inode be refused?
+ * @inode: the inode; the caller has already raised i_writecount for it
+ *
+ * Inline: every open for writing asks.
+ *
+ * Return: true if @inode is protected, or a protector is checking it.
+ */
+static inline bool denywrite_inode_write_denied(const struct inode *inode)
+{
+	const struct denywrite_inode *blob = denywrite_inode(inode);
+	int claims;
+
+	/* Pairs with the barrier in denywrite_file_protect(). */
+	smp_mb();
+	claims = atomic_read(&blob->claims);
+	/* A protector raises holders before it drops its claim. */
+	smp_rmb();
+	return claims | atomic_read(&blob->holders);
 }
 
 /**
@@ -93,7 +114,6 @@ enum denywrite_writers {
 	DENYWRITE_WRITERS_ALLOWED,
 };
 
-bool denywrite_inode_write_denied(const struct inode *inode);
 int denywrite_file_protect(struct file *file, enum denywrite_writers writers,
 			   bool transient);
 bool denywrite_file_held(struct file *file);
