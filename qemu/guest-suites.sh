@@ -85,7 +85,13 @@ allow_skip_params=''
 allow_skip_params_off=''
 allow_skip_default_lsm=''
 allow_skip_fs=''
-allow_skip_removed=''
+# Without denywrite in lsm= there is no inode blob nor holds table: the
+# KUnit tests of holds skip.
+allow_skip_removed='
+kunit_holds_in_slot_and_table
+kunit_stop_drops_holds_and_takes_none
+kunit_stop_drops_marks_and_takes_none
+'
 allow_skip_stock=''
 
 # ---- check tables ----------------------------------------------------------

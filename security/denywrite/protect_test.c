@@ -3,8 +3,9 @@
  * denywrite: KUnit tests of holds and of mode off's end of them
  *
  * Run at boot, before the first exec: no file holds its inode yet, so the
- * protected count is the tests' own.  Each test leaves holds and marks
- * allowed again, also when it fails.
+ * protected count is the tests' own.  Each test may take holds whatever
+ * the mode given at boot, and leaves holds allowed or not as the mode
+ * wants, also when it fails.
  */
 
 #include <kunit/test.h>
@@ -15,9 +16,20 @@
 
 #include "protect.h"
 
-static void protect_start_action(void *unused)
+static void restore_tracking(void *unused)
 {
+	if (denywrite_get_mode() == DENYWRITE_MODE_OFF)
+		denywrite_protect_stop();
+	else
+		denywrite_protect_start();
+}
+
+static int protect_test_init(struct kunit *test)
+{
+	if (!denywrite_enabled)
+		kunit_skip(test, "denywrite is not in lsm=");
 	denywrite_protect_start();
+	return kunit_add_action_or_reset(test, restore_tracking, NULL);
 }
 
 static void fput_action(void *file)
@@ -82,8 +94,6 @@ static void stop_drops_holds_and_takes_none(struct kunit *test)
 	struct file *a = new_file(test), *b = reopen(test, a);
 	long before = denywrite_protected_inodes();
 
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, protect_start_action,
-							NULL), 0);
 	KUNIT_ASSERT_EQ(test, protect(a), 0);
 	KUNIT_ASSERT_EQ(test, protect(b), 0);
 	denywrite_protect_stop();
@@ -119,8 +129,6 @@ static void stop_drops_marks_and_takes_none(struct kunit *test)
 	struct file *a = new_file(test);
 	const struct denywrite_inode *blob = denywrite_inode(file_inode(a));
 
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, protect_start_action,
-							NULL), 0);
 	KUNIT_EXPECT_TRUE(test, denywrite_file_mark_audited(a));
 	KUNIT_EXPECT_FALSE(test, denywrite_file_mark_audited(a));
 	KUNIT_EXPECT_EQ(test, atomic_read(&blob->marks), 1);
@@ -145,6 +153,7 @@ static struct kunit_case denywrite_protect_cases[] = {
 
 static struct kunit_suite denywrite_protect_suite = {
 	.name = "denywrite_protect",
+	.init = protect_test_init,
 	.test_cases = denywrite_protect_cases,
 };
 

@@ -60,8 +60,20 @@ time_suites='time_denywrite_1 time_nolsm_1 time_denywrite_2 time_nolsm_2'
 for s in $time_suites; do
 	eval "suite_$s=\$suite_time"
 done
-# No kmemleak in this kernel (no debug options), and no check may skip.
+# No kmemleak in this kernel (no debug options).  No check may skip but
+# the KUnit tests of holds where denywrite is not in lsm= (no inode blob,
+# no holds table).
 no_kmemleak="debian debian_off debian_broken debian_nolsm debian_demo $time_suites"
+allow_skip_debian_nolsm='
+kunit_holds_in_slot_and_table
+kunit_stop_drops_holds_and_takes_none
+kunit_stop_drops_marks_and_takes_none
+'
+for s in $time_suites; do
+	case $s in
+	time_nolsm_*) eval "allow_skip_$s=\$allow_skip_debian_nolsm" ;;
+	esac
+done
 
 # ---- check tables: NAME WANT PROBE [ARGS...] (run_table) -------------------
 
