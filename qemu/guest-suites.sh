@@ -91,6 +91,7 @@ allow_skip_removed='
 kunit_holds_in_slot_and_table
 kunit_stop_drops_holds_and_takes_none
 kunit_stop_drops_marks_and_takes_none
+kunit_sweep_yields_and_goes_on
 '
 allow_skip_stock=''
 

@@ -48,7 +48,9 @@
 #include <linux/dcache.h>
 #include <linux/fs.h>
 #include <linux/rhashtable.h>
+#include <linux/sched.h>
 #include <linux/slab.h>
+#include <kunit/visibility.h>
 
 #include "protect.h"
 
@@ -601,22 +603,55 @@ void denywrite_protect_start(void)
 	smp_store_release(&tracking, true);
 }
 
-/* Drop the holds recorded in the slots of the inodes of @sb. */
-static void sb_drop_slots(struct super_block *sb, void *unused)
+/**
+ * denywrite_sweep_sb - drop the holds recorded in the slots of @sb's inodes
+ * @sb: the superblock
+ *
+ * An inode on the list is not freed (evict() takes it off first), so its
+ * blob can be read under s_inode_list_lock.  The list can hold millions of
+ * inodes: when the CPU is wanted, the walk pins the inode it stands on,
+ * lets the lock go and reschedules, as drop_pagecache_sb() does; the
+ * pinned inode stays on the list, where the walk goes on.
+ *
+ * Visible for the KUnit tests; denywrite_protect_stop() sweeps every
+ * superblock.
+ *
+ * Context: process context; may sleep.
+ */
+VISIBLE_IF_KUNIT void denywrite_sweep_sb(struct super_block *sb)
 {
+	struct inode *inode, *toput_inode = NULL;
 	struct denywrite_inode *blob;
-	struct inode *inode;
 	unsigned long slot;
 
-	/* An inode on the list is not freed: evict() takes it off first. */
 	spin_lock(&sb->s_inode_list_lock);
 	list_for_each_entry(inode, &sb->s_inodes, i_sb_list) {
 		blob = denywrite_inode(inode);
 		slot = READ_ONCE(blob->slot);
 		if (slot && try_cmpxchg(&blob->slot, &slot, 0))
 			inode_unhold(inode);
+		if (!need_resched())
+			continue;
+		spin_lock(&inode->i_lock);
+		if (inode->i_state & (I_FREEING | I_WILL_FREE | I_NEW)) {
+			spin_unlock(&inode->i_lock);
+			continue;
+		}
+		__iget(inode);
+		spin_unlock(&inode->i_lock);
+		spin_unlock(&sb->s_inode_list_lock);
+		iput(toput_inode);
+		toput_inode = inode;
+		cond_resched();
+		spin_lock(&sb->s_inode_list_lock);
 	}
 	spin_unlock(&sb->s_inode_list_lock);
+	iput(toput_inode);
+}
+
+static void sb_drop_slots(struct super_block *sb, void *unused)
+{
+	denywrite_sweep_sb(sb);
 }
 
 /* Drop every record of the table @ht, with @remove. */
@@ -662,7 +697,8 @@ static void mark_remove_entry(void *entry)
  * inodes of a file released meanwhile stay valid in the walk's read-side
  * section, for their blobs are freed after a grace period.
  *
- * Context: process context; sleeps for an RCU grace period.
+ * Context: process context; sleeps for an RCU grace period, and gives the
+ * CPU up while it walks the inodes when the CPU is wanted.
  */
 void denywrite_protect_stop(void)
 {

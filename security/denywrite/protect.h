@@ -125,6 +125,9 @@ bool denywrite_protect_busy(void);
 void denywrite_protect_start(void);
 void denywrite_protect_stop(void);
 int denywrite_protect_init(void);
+#if IS_ENABLED(CONFIG_KUNIT)
+void denywrite_sweep_sb(struct super_block *sb);
+#endif
 
 /**
  * denywrite_file_is_protected - does @file hold its inodes?

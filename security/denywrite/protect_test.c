@@ -11,7 +11,11 @@
 #include <kunit/test.h>
 #include <linux/cred.h>
 #include <linux/err.h>
+#include <linux/completion.h>
 #include <linux/fs.h>
+#include <linux/kthread.h>
+#include <linux/preempt.h>
+#include <linux/sched.h>
 #include <linux/shmem_fs.h>
 
 #include "protect.h"
@@ -144,10 +148,63 @@ static void stop_drops_marks_and_takes_none(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, denywrite_protect_busy());
 }
 
+struct sweep_probe {
+	struct file *file;
+	bool held;
+	struct completion ran;
+};
+
+/* What a task that preempts the sweep finds. */
+static int sweep_probe(void *arg)
+{
+	struct sweep_probe *probe = arg;
+
+	probe->held = denywrite_file_held(probe->file);
+	complete(&probe->ran);
+	return 0;
+}
+
+/*
+ * The sweep of mode off gives the CPU up when it is wanted: a real-time
+ * task woken on this CPU just before the sweep runs before the sweep
+ * reaches a held file behind the first inode of the list, and the sweep
+ * then goes on and drops that file's hold.
+ */
+static void sweep_yields_and_goes_on(struct kunit *test)
+{
+	struct file *held = new_file(test);
+	struct sweep_probe probe = { .file = held };
+	struct task_struct *task;
+	long before = denywrite_protected_inodes();
+
+	/* New inodes go to the head of the list: this one comes first. */
+	new_file(test);
+	KUNIT_ASSERT_EQ(test, protect(held), 0);
+	KUNIT_ASSERT_EQ(test, denywrite_protected_inodes(), before + 1);
+	init_completion(&probe.ran);
+	task = kthread_create(sweep_probe, &probe, "denywrite-probe");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+	migrate_disable();
+	kthread_bind(task, smp_processor_id());
+	sched_set_fifo(task);
+	/* Leave the preemption pending for the sweep's first inode. */
+	preempt_disable();
+	wake_up_process(task);
+	preempt_enable_no_resched();
+	denywrite_sweep_sb(file_inode(held)->i_sb);
+	wait_for_completion(&probe.ran);
+	migrate_enable();
+	KUNIT_EXPECT_TRUE_MSG(test, probe.held,
+			      "the sweep kept the CPU until it had dropped the hold");
+	KUNIT_EXPECT_FALSE(test, denywrite_file_held(held));
+	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before);
+}
+
 static struct kunit_case denywrite_protect_cases[] = {
 	KUNIT_CASE(holds_in_slot_and_table),
 	KUNIT_CASE(stop_drops_holds_and_takes_none),
 	KUNIT_CASE(stop_drops_marks_and_takes_none),
+	KUNIT_CASE(sweep_yields_and_goes_on),
 	{}
 };
 

@@ -68,6 +68,7 @@ allow_skip_debian_nolsm='
 kunit_holds_in_slot_and_table
 kunit_stop_drops_holds_and_takes_none
 kunit_stop_drops_marks_and_takes_none
+kunit_sweep_yields_and_goes_on
 '
 for s in $time_suites; do
 	case $s in
