@@ -9,7 +9,7 @@
  * any subdirectory, a chroot or another mount namespace still reaches the
  * rule's object), then crosses to the mount point in the parent mount and
  * goes on there (so a rule covers the filesystems mounted beneath it), up
- * to the top of the mount tree: see path_walk_up().
+ * to the top of the mount tree: see denywrite_policy_walk().
  *
  * The rule whose canonical path is "/" is the root rule.  It names no
  * object: it covers every file on the system, however it is reached,
@@ -22,8 +22,8 @@
  * A lookup stays read-only.  Each policy indexes its other rules by the
  * address of their dentry, in an open addressing hash table built when
  * the policy is made, so each step of the walk costs one probe whatever
- * the number of rules; path_walk_up() walks under RCU without taking any
- * reference; and a policy whose rules for a scope are all the root rule
+ * the number of rules; each filesystem is walked under RCU without taking
+ * any reference; and a policy whose rules for a scope are all the root rule
  * needs no walk at all.  Nothing is written to memory shared with other
  * CPUs unless a rename or a mount change races with the walk.
  *
@@ -45,6 +45,9 @@
 #include <linux/mutex.h>
 #include <linux/namei.h>
 #include <linux/overflow.h>
+#include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/seqlock.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/stringhash.h>
@@ -623,24 +626,58 @@ out_unlock:
 	return err;
 }
 
-struct match {
-	const struct denywrite_policy *policy;
-	const struct denywrite_rule *rule;
-	u8 scope;
-};
-
-/* Called under RCU or rename_lock by path_walk_up(): must not sleep. */
-static bool match_dentry(const struct dentry *dentry, void *data)
+/*
+ * The rule on @dentry or on one of its ancestors in its filesystem, with
+ * @scope, or NULL.  Unlocked, give up (ERR_PTR(-EAGAIN)) as soon as @seq
+ * says a rename raced with the walk: a walk that sees renames half done
+ * may see no end.
+ */
+static const struct denywrite_rule *
+walk_dentries(const struct denywrite_policy *policy,
+	      const struct dentry *dentry, u8 scope, unsigned int seq,
+	      bool locked)
 {
-	struct match *m = data;
 	const struct denywrite_rule *rule;
+	unsigned int n = 0;
 
-	rule = denywrite_policy_find(m->policy, dentry);
+	for (;;) {
+		rule = denywrite_policy_find(policy, dentry);
+		if (rule && (rule->scope & scope))
+			return rule;
+		if (IS_ROOT(dentry))
+			return NULL;
+		dentry = READ_ONCE(dentry->d_parent);
+		if (!locked && !(++n % 64) && read_seqretry(&rename_lock, seq))
+			return ERR_PTR(-EAGAIN);
+	}
+}
 
-	if (!rule || !(rule->scope & m->scope))
-		return false;
-	m->rule = rule;
-	return true;
+/*
+ * walk_dentries() under RCU without references, checked against
+ * rename_lock as is_subdir() does; if a rename raced with it, again with
+ * rename_lock held, so that it ends even under a storm of renames.  The
+ * ancestors of @dentry, which the caller holds, stay while rename_lock is
+ * held.
+ */
+static const struct denywrite_rule *
+walk_filesystem(const struct denywrite_policy *policy,
+		const struct dentry *dentry, u8 scope)
+{
+	const struct denywrite_rule *rule;
+	unsigned int seq;
+
+	rcu_read_lock();
+	seq = read_seqbegin(&rename_lock);
+	rule = walk_dentries(policy, dentry, scope, seq, false);
+	if (!IS_ERR(rule) && !read_seqretry(&rename_lock, seq)) {
+		rcu_read_unlock();
+		return rule;
+	}
+	rcu_read_unlock();
+	read_seqlock_excl(&rename_lock);
+	rule = walk_dentries(policy, dentry, scope, 0, true);
+	read_sequnlock_excl(&rename_lock);
+	return rule;
 }
 
 /**
@@ -651,11 +688,20 @@ static bool match_dentry(const struct dentry *dentry, void *data)
  * @scope: DENYWRITE_SCOPE_* bits the rule must have one of; some rule
  *         other than the root rule has one of them
  *
- * The slow path of denywrite_policy_match(): walks up from the file (see
- * path_walk_up()) and takes the first rule found with @scope, else the
- * root rule if it has @scope.
+ * The slow path of denywrite_policy_match().  The walk visits the file and
+ * its ancestors up to the root of its filesystem, past the root of a bind
+ * mount (so that a bind mount of a subdirectory still reaches the rules
+ * above it), then goes on from the mountpoint of the mount in its parent
+ * mount, up to a mount that has no parent: the root of a mount namespace
+ * or of a detached tree.  It takes the first rule found with @scope, else
+ * the root rule if it has @scope.
  *
- * Context: may sleep, if a rename or mount change races with the walk.
+ * Each filesystem is walked by walk_filesystem(), which writes nothing to
+ * memory shared with other CPUs unless a rename races with it.  Crossing to
+ * the parent mount takes references (follow_up()); most walks end on the
+ * file's own filesystem, at its rule or at the root, and cross nothing.
+ *
+ * Context: may sleep.
  * Return: the rule, valid inside the caller's SRCU read-side section, or
  * NULL.
  */
@@ -663,9 +709,24 @@ const struct denywrite_rule *
 denywrite_policy_walk(const struct denywrite_policy *policy,
 		      const struct path *path, u8 scope)
 {
-	struct match m = { .policy = policy, .scope = scope };
+	const struct denywrite_rule *rule;
+	struct path p = *path;
+	bool crossed = false;
 
-	if (path_walk_up(path, match_dentry, &m))
-		return m.rule;
-	return denywrite_policy_root(policy, scope);
+	for (;;) {
+		rule = walk_filesystem(policy, p.dentry, scope);
+		if (rule || !p.mnt)
+			break;
+		if (!crossed) {
+			path_get(&p);
+			crossed = true;
+		} else {
+			cond_resched();
+		}
+		if (!follow_up(&p))
+			break;
+	}
+	if (crossed)
+		path_put(&p);
+	return rule ?: denywrite_policy_root(policy, scope);
 }

@@ -69,8 +69,7 @@ struct denywrite_rule {
  * A policy is never changed once published: writers build a new one and
  * swap it in (see denywrite_policy_replace()), readers use it inside
  * denywrite_policy_srcu read-side critical sections.  SRCU rather than RCU
- * because a lookup may sleep when it races with renames (see
- * path_walk_up()).
+ * because a lookup may sleep (see denywrite_policy_walk()).
  */
 struct denywrite_policy {
 	const struct denywrite_rule *root;
@@ -152,7 +151,7 @@ denywrite_policy_walk(const struct denywrite_policy *policy,
  * so that a policy where only the root rule has @scope (the classic
  * "exec /", "all /") costs no call and no walk.
  *
- * Context: may sleep, if a rename or mount change races with the walk.
+ * Context: may sleep.
  * Return: the rule, valid inside the caller's SRCU read-side section, or
  * NULL.
  */
@@ -175,9 +174,6 @@ void denywrite_policy_replace(struct denywrite_policy *policy,
 void denywrite_policy_free(struct denywrite_policy *policy);
 int denywrite_policy_add(char *line, size_t *old_count);
 int denywrite_policy_del(char *name, size_t *old_count);
-const struct denywrite_rule *
-denywrite_policy_walk(const struct denywrite_policy *policy,
-		      const struct path *path, u8 scope);
 const char *denywrite_scope_name(u8 scope);
 #if IS_ENABLED(CONFIG_KUNIT)
 struct denywrite_policy *denywrite_policy_alloc(size_t count);
