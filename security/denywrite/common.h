@@ -7,6 +7,7 @@
 #define _SECURITY_DENYWRITE_COMMON_H
 
 #include <linux/compiler.h>
+#include <linux/jump_label.h>
 #include <linux/lsm_hooks.h>
 
 #define DENYWRITE_NAME "denywrite"
@@ -27,6 +28,7 @@ extern enum denywrite_mode denywrite_mode;
 extern struct lsm_blob_sizes denywrite_blob_sizes;
 extern bool denywrite_enabled;
 extern const struct lsm_id denywrite_lsmid;
+DECLARE_STATIC_KEY_FALSE(denywrite_off);
 
 /**
  * denywrite_get_mode - the mode in force now
@@ -39,15 +41,26 @@ static inline enum denywrite_mode denywrite_get_mode(void)
 	return READ_ONCE(denywrite_mode);
 }
 
+/**
+ * denywrite_is_off - is the mode off?
+ *
+ * The first test of every hook but file_release: with CONFIG_JUMP_LABEL a
+ * patched no-op while the mode is not off, and a jump past the hook's body
+ * while it is, so that mode off costs the call of each hook and nothing
+ * more.  It is switched after the mode (see mode.c): a hook that saw it
+ * clear may still run while the mode goes off, and reads the mode again
+ * before it refuses anything.
+ *
+ * Return: true in mode off.
+ */
+static __always_inline bool denywrite_is_off(void)
+{
+	return static_branch_unlikely(&denywrite_off);
+}
+
 const char *denywrite_mode_name(enum denywrite_mode mode);
 int denywrite_mode_parse(const char *s, enum denywrite_mode *mode);
-
 void denywrite_set_mode(enum denywrite_mode mode);
 void denywrite_mode_init(void);
-void denywrite_protect_idle(void);
-
-void denywrite_add_hooks(void);
-void denywrite_hooks_set_active(bool active);
-void denywrite_release_hook_set_active(bool active);
 
 #endif /* _SECURITY_DENYWRITE_COMMON_H */

@@ -3,7 +3,9 @@
  * denywrite: LSM hooks
  *
  * Rules are evaluated only when a file is executed or mapped executable;
- * the writer side is a counter test.
+ * the writer side is a counter test.  Each hook but file_release returns
+ * at once in mode off (see mode.c); the others find out what happens and
+ * leave the decision, and the mode, to decide.c.
  *
  * Protection is taken:
  * - in file_post_open, for the files the kernel opens to execute them
@@ -60,84 +62,17 @@
 #include <linux/user_namespace.h>
 
 #include "common.h"
-#include "log.h"
+#include "decide.h"
+#include "hooks.h"
 #include "policy.h"
 #include "protect.h"
-
-static bool denywrite_off(void)
-{
-	return denywrite_get_mode() == DENYWRITE_MODE_OFF;
-}
-
-/*
- * Protect @file, covered by @rule, for @op; in audit mode, what enforce
- * would refuse is logged and the file is protected all the same.  Inline:
- * every executable mapping of a covered file passes here.
- */
-static __always_inline int protect(struct file *file,
-				   const struct denywrite_rule *rule,
-				   enum denywrite_op op, bool transient)
-{
-	enum denywrite_writers writers = DENYWRITE_WRITERS_CHECK;
-	int err;
-
-	if (rule->flags & DENYWRITE_RULE_IGNORE_WRITERS)
-		writers = DENYWRITE_WRITERS_IGNORE;
-	err = denywrite_file_protect(file, writers, transient);
-	if (err != -ETXTBSY)
-		return err;
-	err = denywrite_refuse_file(op, file, rule);
-	if (!err)
-		err = denywrite_file_protect(file, DENYWRITE_WRITERS_ALLOWED,
-					     transient);
-	return err;
-}
-
-/* Protect @file if a rule of @scope covers @path. */
-static int protect_covered(struct file *file, const struct path *path,
-			   u8 scope, enum denywrite_op op)
-{
-	const struct denywrite_rule *rule;
-	int idx, err = 0;
-
-	if (FMODE_FSNOTIFY_HSM(file->f_mode))
-		return 0;
-	idx = srcu_read_lock(&denywrite_policy_srcu);
-	rule = denywrite_policy_match(denywrite_policy_current(), path, scope);
-	if (rule)
-		err = protect(file, rule, op, false);
-	srcu_read_unlock(&denywrite_policy_srcu, idx);
-	return err;
-}
-
-/* The kernel opened @file to execute it: see the head of this file. */
-static noinline int protect_exec_open(struct file *file)
-{
-	const struct denywrite_policy *policy;
-	const struct denywrite_rule *exec, *lib;
-	int idx, err = 0;
-
-	if (FMODE_FSNOTIFY_HSM(file->f_mode))
-		return 0;
-	idx = srcu_read_lock(&denywrite_policy_srcu);
-	policy = denywrite_policy_current();
-	exec = denywrite_policy_match(policy, &file->f_path,
-				      DENYWRITE_SCOPE_EXEC);
-	lib = denywrite_policy_match(policy, &file->f_path,
-				     DENYWRITE_SCOPE_LIB);
-	/* The writer check is the exec rule's, if there is one. */
-	if (exec || lib)
-		err = protect(file, exec ?: lib, DENYWRITE_OP_EXEC, !lib);
-	srcu_read_unlock(&denywrite_policy_srcu, idx);
-	return err;
-}
 
 /* A new writer of a protected file (only regular files are writers). */
 static noinline int refuse_new_writer(struct file *file)
 {
 	if (!S_ISREG(file_inode(file)->i_mode))
 		return 0;
-	return denywrite_refuse_file(DENYWRITE_OP_WRITE, file, NULL);
+	return denywrite_refuse_writer(file);
 }
 
 /* A new writer on a stacked filesystem: its real inode counts too. */
@@ -162,36 +97,35 @@ static __always_inline int check_new_writer(struct file *file)
 }
 
 /*
- * Every open of the system passes here, in modes audit and enforce: the
- * test of a new writer is inline and every other path is a tail call, so
- * that an open costs a few instructions (see README, "Performance").  The
- * mode is not tested: in mode off this hook is off (see mode.c), and while
- * it is being switched off, the refusal applies the mode and no hold can
- * be taken.
+ * Every open of the system passes here: the test of a new writer is inline
+ * and every other path is a tail call, so that an open costs a few
+ * instructions (see README, "Performance").
  */
 static int hook_file_post_open(struct file *file, int mask)
 {
+	if (denywrite_is_off())
+		return 0;
 	if (file->f_mode & FMODE_WRITE)
 		return check_new_writer(file);
 	if (file->f_flags & __FMODE_EXEC)
-		return protect_exec_open(file);
+		return denywrite_use_exec_open(file);
 	return 0;
 }
 
 static int hook_bprm_check_security(struct linux_binprm *bprm)
 {
-	if (denywrite_off())
+	if (denywrite_is_off())
 		return 0;
-	return protect_covered(bprm->file, &bprm->file->f_path,
-			       DENYWRITE_SCOPE_EXEC, DENYWRITE_OP_EXEC);
+	return denywrite_use_covered(bprm->file, &bprm->file->f_path,
+				     DENYWRITE_SCOPE_EXEC, DENYWRITE_OP_EXEC, 0);
 }
 
 static int hook_mm_replace_exe_file(struct mm_struct *mm, struct file *file)
 {
-	if (denywrite_off())
+	if (denywrite_is_off())
 		return 0;
-	return protect_covered(file, &file->f_path, DENYWRITE_SCOPE_EXEC,
-			       DENYWRITE_OP_EXEC);
+	return denywrite_use_covered(file, &file->f_path, DENYWRITE_SCOPE_EXEC,
+				     DENYWRITE_OP_EXEC, 0);
 }
 
 /* Is the owner of @file root, for the mapper, or the mapper itself? */
@@ -213,30 +147,22 @@ static bool may_hold_by_mapping(struct file *file)
 /*
  * PROT_EXEC is being added to a mapping of @file by the process.  Under a
  * policy whose root rule alone has scope "lib" ("all /"), the file is
- * covered without a lookup; only a refusal, to be logged with its rule,
- * takes the way through the policy.
+ * covered without a lookup.
  */
 static int protect_mapping(struct file *file)
 {
 	u8 flags;
-	int err;
 
 	if (!(denywrite_policy_scopes() & DENYWRITE_SCOPE_LIB) ||
 	    denywrite_file_is_protected(file) ||
 	    !(file->f_mode & FMODE_READ) || path_noexec(file_user_path(file)) ||
 	    !may_hold_by_mapping(file))
 		return 0;
-	if (denywrite_policy_root_alone(DENYWRITE_SCOPE_LIB, &flags) &&
-	    !FMODE_FSNOTIFY_HSM(file->f_mode)) {
-		err = denywrite_file_protect(file,
-					     flags & DENYWRITE_RULE_IGNORE_WRITERS ?
-					     DENYWRITE_WRITERS_IGNORE :
-					     DENYWRITE_WRITERS_CHECK, false);
-		if (err != -ETXTBSY)
-			return err;
-	}
-	return protect_covered(file, file_user_path(file), DENYWRITE_SCOPE_LIB,
-			       DENYWRITE_OP_MMAP);
+	if (denywrite_policy_root_alone(DENYWRITE_SCOPE_LIB, &flags))
+		return denywrite_use_root(file, DENYWRITE_SCOPE_LIB, flags,
+					  DENYWRITE_OP_MMAP, 0);
+	return denywrite_use_covered(file, file_user_path(file),
+				     DENYWRITE_SCOPE_LIB, DENYWRITE_OP_MMAP, 0);
 }
 
 /* A shared writable mapping is a writer that cannot be stopped later. */
@@ -244,7 +170,7 @@ static int check_shared_write(struct file *file)
 {
 	if (!denywrite_inode_protected(file_inode(file)))
 		return 0;
-	return denywrite_refuse_file(DENYWRITE_OP_WRITE, file, NULL);
+	return denywrite_refuse_writer(file);
 }
 
 static int hook_mmap_file(struct file *file, unsigned long reqprot,
@@ -252,7 +178,7 @@ static int hook_mmap_file(struct file *file, unsigned long reqprot,
 {
 	int err;
 
-	if (!file || denywrite_off())
+	if (!file || denywrite_is_off())
 		return 0;
 	if (current->in_execve) {
 		denywrite_file_drop_transient(file);
@@ -274,7 +200,7 @@ static int hook_mmap_backing_file(struct vm_area_struct *vma,
 {
 	int err;
 
-	if (denywrite_off())
+	if (denywrite_is_off())
 		return 0;
 	if ((vma->vm_flags & (VM_SHARED | VM_WRITE)) == (VM_SHARED | VM_WRITE)) {
 		err = check_shared_write(backing_file);
@@ -283,8 +209,7 @@ static int hook_mmap_backing_file(struct vm_area_struct *vma,
 	}
 	if (!denywrite_file_is_protected(user_file))
 		return 0;
-	return denywrite_file_protect(backing_file, DENYWRITE_WRITERS_ALLOWED,
-				      false);
+	return denywrite_file_protect(backing_file, DENYWRITE_WRITERS_NONE, 0);
 }
 
 static int hook_file_mprotect(struct vm_area_struct *vma,
@@ -293,7 +218,7 @@ static int hook_file_mprotect(struct vm_area_struct *vma,
 	struct file *file = vma->vm_file;
 	int err;
 
-	if (!file || denywrite_off())
+	if (!file || denywrite_is_off())
 		return 0;
 	if ((prot & PROT_WRITE) &&
 	    (vma->vm_flags & (VM_SHARED | VM_WRITE)) == VM_SHARED) {
@@ -310,12 +235,12 @@ static int hook_file_permission(struct file *file, int mask)
 {
 	const struct inode *inode;
 
-	if (!(mask & MAY_WRITE) || denywrite_off())
+	if (!(mask & MAY_WRITE) || denywrite_is_off())
 		return 0;
 	inode = file_inode(file);
 	if (!S_ISREG(inode->i_mode) || !denywrite_inode_protected(inode))
 		return 0;
-	return denywrite_refuse_file(DENYWRITE_OP_WRITE, file, NULL);
+	return denywrite_refuse_writer(file);
 }
 
 static int hook_inode_setattr(struct mnt_idmap *idmap, struct dentry *dentry,
@@ -323,14 +248,14 @@ static int hook_inode_setattr(struct mnt_idmap *idmap, struct dentry *dentry,
 {
 	struct inode *inode = d_backing_inode(dentry);
 
-	if (denywrite_off() ||
+	if (denywrite_is_off() ||
 	    !(attr->ia_valid & ATTR_SIZE) || !S_ISREG(inode->i_mode))
 		return 0;
 	/* ftruncate() and O_TRUNC truncate through a file open already. */
 	if (attr->ia_valid & ATTR_FILE ? !denywrite_inode_protected(inode) :
 	    !denywrite_inode_write_denied(inode))
 		return 0;
-	return denywrite_refuse_dentry(DENYWRITE_OP_TRUNCATE, dentry);
+	return denywrite_refuse_truncate(dentry);
 }
 
 static void hook_file_release(struct file *file)
@@ -339,7 +264,6 @@ static void hook_file_release(struct file *file)
 		denywrite_file_release(file);
 }
 
-/* The hooks that act in modes audit and enforce only. */
 static struct security_hook_list denywrite_hooks[] __ro_after_init = {
 	LSM_HOOK_INIT(file_post_open, hook_file_post_open),
 	LSM_HOOK_INIT(bprm_check_security, hook_bprm_check_security),
@@ -349,10 +273,6 @@ static struct security_hook_list denywrite_hooks[] __ro_after_init = {
 	LSM_HOOK_INIT(file_mprotect, hook_file_mprotect),
 	LSM_HOOK_INIT(file_permission, hook_file_permission),
 	LSM_HOOK_INIT(inode_setattr, hook_inode_setattr),
-};
-
-/* The hook that drops holds and marks, needed as long as there are any. */
-static struct security_hook_list denywrite_release_hooks[] __ro_after_init = {
 	LSM_HOOK_INIT(file_release, hook_file_release),
 };
 
@@ -363,31 +283,4 @@ void __init denywrite_add_hooks(void)
 {
 	security_add_hooks(denywrite_hooks, ARRAY_SIZE(denywrite_hooks),
 			   &denywrite_lsmid);
-	security_add_hooks(denywrite_release_hooks,
-			   ARRAY_SIZE(denywrite_release_hooks), &denywrite_lsmid);
-}
-
-/**
- * denywrite_hooks_set_active - switch the hooks of modes audit and enforce
- * @active: on or off
- *
- * See mode.c.  Context: process context; may sleep.
- */
-void denywrite_hooks_set_active(bool active)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(denywrite_hooks); i++)
-		security_hook_set_active(&denywrite_hooks[i], active);
-}
-
-/**
- * denywrite_release_hook_set_active - switch the file_release hook
- * @active: on or off
- *
- * See mode.c.  Context: process context; may sleep.
- */
-void denywrite_release_hook_set_active(bool active)
-{
-	security_hook_set_active(&denywrite_release_hooks[0], active);
 }

@@ -1,14 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * denywrite: the decision, its log and its counters
+ * denywrite: the log of refusals and changes, and the counters
  *
- * Every hook that finds an operation it would refuse calls one of the
- * denywrite_refuse_*() functions, which apply the mode: in audit mode the
- * operation is logged, counted and allowed; in enforce mode it is logged,
- * counted and refused with ETXTBSY.  In audit mode the writes through one
- * file (its open for writing, then each write(2) through it) are one
- * event, logged and counted once, so that a writer cannot flood the log.
- * Records go through the audit subsystem (AUDIT_AVC, as other LSMs) when
+ * Every operation that the decision (decide.c) refuses in enforce mode, or
+ * lets through in audit mode only, is counted and logged here.  Records go
+ * through the audit subsystem (AUDIT_AVC, as other LSMs) when
  * the kernel has it, otherwise to a rate-limited kernel log line.  Their
  * first field, lsm=denywrite, lets ausearch and aureport tell them from
  * other LSMs' records.
@@ -31,7 +27,6 @@
 #include "common.h"
 #include "log.h"
 #include "policy.h"
-#include "protect.h"
 
 static atomic_long_t denied[DENYWRITE_OP_COUNT];
 static atomic_long_t audited;
@@ -74,12 +69,6 @@ long denywrite_audited(void)
 {
 	return atomic_long_read(&audited);
 }
-
-struct denywrite_event {
-	enum denywrite_op op;
-	enum denywrite_mode mode;
-	const struct denywrite_rule *rule;
-};
 
 #ifdef CONFIG_AUDIT
 struct denywrite_audit {
@@ -142,75 +131,20 @@ static void log_event(const struct denywrite_event *ev, struct file *file,
 }
 #endif /* CONFIG_AUDIT */
 
-/* Apply the mode to an operation that the policy would refuse. */
-static int decide(struct denywrite_event *ev, struct file *file,
-		  struct dentry *dentry)
+/**
+ * denywrite_log_event - count and log an operation the policy refuses
+ * @ev: the operation, and the mode it was decided in (audit or enforce)
+ * @file: the file it is done through, or NULL
+ * @dentry: the file, when there is no @file
+ */
+void denywrite_log_event(const struct denywrite_event *ev, struct file *file,
+			 struct dentry *dentry)
 {
-	ev->mode = denywrite_get_mode();
-	if (ev->mode == DENYWRITE_MODE_OFF)
-		return 0;
-	/* In audit mode, the writes of one file are logged once. */
-	if (ev->mode == DENYWRITE_MODE_AUDIT && file &&
-	    ev->op == DENYWRITE_OP_WRITE && !denywrite_file_mark_audited(file))
-		return 0;
 	if (ev->mode == DENYWRITE_MODE_ENFORCE)
 		atomic_long_inc(&denied[ev->op]);
 	else
 		atomic_long_inc(&audited);
 	log_event(ev, file, dentry);
-	return ev->mode == DENYWRITE_MODE_ENFORCE ? -ETXTBSY : 0;
-}
-
-/**
- * denywrite_refuse_file - the policy would refuse @op on @file
- * @op: the operation
- * @file: the file being opened for writing, executed or mapped
- * @rule: the rule that covers @file, or NULL to look it up for the log
- *
- * Logs and counts the event according to the mode in force.
- *
- * Return: -ETXTBSY in enforce mode, else 0.
- */
-int denywrite_refuse_file(enum denywrite_op op, struct file *file,
-			  const struct denywrite_rule *rule)
-{
-	struct denywrite_event ev = { .op = op, .rule = rule };
-	int idx, err;
-
-	if (rule)
-		return decide(&ev, file, NULL);
-	idx = srcu_read_lock(&denywrite_policy_srcu);
-	ev.rule = denywrite_policy_match(denywrite_policy_current(),
-					 file_user_path(file),
-					 DENYWRITE_SCOPE_ALL);
-	err = decide(&ev, file, NULL);
-	srcu_read_unlock(&denywrite_policy_srcu, idx);
-	return err;
-}
-
-/**
- * denywrite_refuse_dentry - the policy would refuse @op on @dentry
- * @op: the operation
- * @dentry: the file being truncated
- *
- * Like denywrite_refuse_file(), for hooks that have no path; the rule for
- * the log is looked up within @dentry's filesystem only (and the root
- * rule).
- *
- * Return: -ETXTBSY in enforce mode, else 0.
- */
-int denywrite_refuse_dentry(enum denywrite_op op, struct dentry *dentry)
-{
-	struct denywrite_event ev = { .op = op };
-	struct path path = { .dentry = dentry };
-	int idx, err;
-
-	idx = srcu_read_lock(&denywrite_policy_srcu);
-	ev.rule = denywrite_policy_match(denywrite_policy_current(), &path,
-					 DENYWRITE_SCOPE_ALL);
-	err = decide(&ev, NULL, dentry);
-	srcu_read_unlock(&denywrite_policy_srcu, idx);
-	return err;
 }
 
 #ifdef CONFIG_AUDIT

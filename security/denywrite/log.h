@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * denywrite: the decision, its log and its counters
+ * denywrite: the log of refusals and changes, and the counters
  */
 
 #ifndef _SECURITY_DENYWRITE_LOG_H
@@ -29,9 +29,20 @@ enum denywrite_op {
 struct denywrite_policy;
 struct denywrite_rule;
 
-int denywrite_refuse_file(enum denywrite_op op, struct file *file,
-			  const struct denywrite_rule *rule);
-int denywrite_refuse_dentry(enum denywrite_op op, struct dentry *dentry);
+/**
+ * struct denywrite_event - an operation the policy refuses
+ * @op: what was done
+ * @mode: the mode it was decided in
+ * @rule: the rule that covers the file, or NULL
+ */
+struct denywrite_event {
+	enum denywrite_op op;
+	enum denywrite_mode mode;
+	const struct denywrite_rule *rule;
+};
+
+void denywrite_log_event(const struct denywrite_event *ev, struct file *file,
+			 struct dentry *dentry);
 const char *denywrite_op_name(enum denywrite_op op);
 long denywrite_denied(enum denywrite_op op);
 long denywrite_audited(void);

@@ -113,7 +113,6 @@ static const struct rhashtable_params mark_params = {
 static struct rhashtable holds, marks;
 static struct kmem_cache *hold_cache __ro_after_init;
 static atomic_long_t protected_inodes = ATOMIC_LONG_INIT(0);
-static atomic_long_t marked_files = ATOMIC_LONG_INIT(0);
 
 /*
  * Holds and marks are taken only while this is set, that is, while the
@@ -121,23 +120,11 @@ static atomic_long_t marked_files = ATOMIC_LONG_INIT(0);
  */
 static bool tracking;
 
-/* May holds and marks be taken?  Then file_release is on. */
+/* May holds and marks be taken? */
 static bool tracking_on(void)
 {
 	/* Pairs with the smp_store_release() in denywrite_protect_start(). */
 	return smp_load_acquire(&tracking);
-}
-
-/*
- * One fewer protected inode or marked file: when none is left, and none
- * can be taken any more, file_release may go off.  The barrier of the
- * atomic operation pairs with the grace period in denywrite_protect_stop():
- * either that sees this count at zero, or this sees tracking cleared.
- */
-static void count_drop(atomic_long_t *count)
-{
-	if (atomic_long_dec_and_test(count) && !READ_ONCE(tracking))
-		denywrite_protect_idle();
 }
 
 /*
@@ -195,7 +182,7 @@ static void inode_hold(const struct inode *inode)
 static void inode_unhold(const struct inode *inode)
 {
 	if (atomic_dec_and_test(&denywrite_inode(inode)->holders))
-		count_drop(&protected_inodes);
+		atomic_long_dec(&protected_inodes);
 }
 
 static void inodes_hold(const struct inode *const inodes[2])
@@ -281,22 +268,29 @@ static void held_inodes(struct file *file, unsigned long *flags,
 	inodes[1] = hold ? hold->inodes[1] : NULL;
 }
 
-/* Another protection of a held file: confirm it, check its writers. */
+/*
+ * Another protection of a held file: confirm it, check its writers.  With
+ * DENYWRITE_HOLD_KEEP_BUSY, writers found are reported once, and the file
+ * stays held.
+ */
 static int hold_update(struct file *file, unsigned long *flags,
-		       enum denywrite_writers writers, bool transient)
+		       enum denywrite_writers writers, unsigned int hold)
 {
 	const struct inode *inodes[2];
+	int err = 0;
 
-	if (!transient)
+	if (!(hold & DENYWRITE_HOLD_TRANSIENT))
 		clear_bit(HOLD_TRANSIENT, flags);
 	if (writers == DENYWRITE_WRITERS_CHECK && !test_bit(HOLD_CHECKED, flags)) {
 		held_inodes(file, flags, inodes);
 		if (has_writers(inodes, writers))
-			return -ETXTBSY;
+			err = -ETXTBSY;
+		if (err && !(hold & DENYWRITE_HOLD_KEEP_BUSY))
+			return err;
 	}
 	if (writers != DENYWRITE_WRITERS_IGNORE)
 		set_bit(HOLD_CHECKED, flags);
-	return 0;
+	return err;
 }
 
 /*
@@ -308,7 +302,7 @@ static int hold_update(struct file *file, unsigned long *flags,
  */
 static int hold_insert(struct file *file, const struct inode *const inodes[2],
 		       unsigned long flags, enum denywrite_writers writers,
-		       bool transient)
+		       unsigned int how)
 {
 	struct denywrite_hold *hold, *old;
 
@@ -336,7 +330,7 @@ static int hold_insert(struct file *file, const struct inode *const inodes[2],
 	inodes_unhold(inodes);
 	if (IS_ERR(old))
 		return PTR_ERR(old);
-	return hold_update(file, &old->flags, writers, transient);
+	return hold_update(file, &old->flags, writers, how);
 }
 
 /*
@@ -347,62 +341,68 @@ static int hold_insert(struct file *file, const struct inode *const inodes[2],
  * drop ours and update that one.
  */
 static int hold_take(struct file *file, enum denywrite_writers writers,
-		     bool transient)
+		     unsigned int hold)
 {
 	const struct inode *inodes[2];
 	struct denywrite_inode *blob;
 	unsigned long flags = 0, slot;
 	bool busy;
+	int err;
 
 	hold_inodes(file, inodes);
 	inodes_claim(inodes);
 	/* Pairs with the barrier in denywrite_inode_write_denied(). */
 	smp_mb();
-	busy = writers != DENYWRITE_WRITERS_ALLOWED &&
+	busy = writers != DENYWRITE_WRITERS_NONE &&
 	       has_writers(inodes, writers);
-	if (!busy) {
+	if (!busy || (hold & DENYWRITE_HOLD_KEEP_BUSY)) {
 		inodes_hold(inodes);
 		/* Pairs with the smp_rmb() in denywrite_inode_write_denied(). */
 		smp_mb();
 	}
 	inodes_unclaim(inodes);
-	if (busy)
+	if (busy && !(hold & DENYWRITE_HOLD_KEEP_BUSY))
 		return -ETXTBSY;
 
 	if (writers != DENYWRITE_WRITERS_IGNORE)
 		flags |= BIT(HOLD_CHECKED);
-	if (transient)
+	if (hold & DENYWRITE_HOLD_TRANSIENT)
 		flags |= BIT(HOLD_TRANSIENT);
-	if (inodes[1])
-		return hold_insert(file, inodes, flags, writers, transient);
-	blob = denywrite_inode(inodes[0]);
-	slot = cmpxchg(&blob->slot, 0, (unsigned long)file | flags);
-	if (!slot)
-		return 0;
-	if (!slot_has(slot, file))
-		return hold_insert(file, inodes, flags, writers, transient);
-	inodes_unhold(inodes);
-	return hold_update(file, &blob->slot, writers, transient);
+	if (inodes[1]) {
+		err = hold_insert(file, inodes, flags, writers, hold);
+	} else {
+		blob = denywrite_inode(inodes[0]);
+		slot = cmpxchg(&blob->slot, 0, (unsigned long)file | flags);
+		if (!slot) {
+			err = 0;
+		} else if (!slot_has(slot, file)) {
+			err = hold_insert(file, inodes, flags, writers, hold);
+		} else {
+			inodes_unhold(inodes);
+			err = hold_update(file, &blob->slot, writers, hold);
+		}
+	}
+	return err ?: busy ? -ETXTBSY : 0;
 }
 
 /**
  * denywrite_file_protect - protect @file's inodes from writers
  * @file: a file being executed or mapped executable
  * @writers: how to treat a file that is open for writing
- * @transient: the hold may be dropped by denywrite_file_drop_transient();
- *             a later protection without it makes it stay
+ * @hold: DENYWRITE_HOLD_* flags
  *
  * Idempotent: a file holds its inodes at most once.  If the check that
- * @writers asks for finds a writer, nothing is held and -ETXTBSY is
- * returned, also for a file that is held already under a rule that
- * ignored writers; a file that passed the check (or whose writers were
- * allowed) is not checked again, so one exec is refused, or audited, once.
- * Once the mode went off (denywrite_protect_stop()), it does nothing.
+ * @writers asks for finds a writer, -ETXTBSY is returned, and nothing is
+ * held unless @hold has DENYWRITE_HOLD_KEEP_BUSY; also for a file that is
+ * held already under a rule that ignored writers.  A file that passed the
+ * check (or whose writers were reported and kept) is not checked again, so
+ * one exec is refused, or audited, once.  Once the mode went off
+ * (denywrite_protect_stop()), it does nothing.
  *
  * Return: 0, -ETXTBSY, or -ENOMEM.
  */
 int denywrite_file_protect(struct file *file, enum denywrite_writers writers,
-			   bool transient)
+			   unsigned int hold)
 {
 	unsigned long *flags;
 	int err = 0;
@@ -415,9 +415,9 @@ int denywrite_file_protect(struct file *file, enum denywrite_writers writers,
 	if (tracking_on()) {
 		flags = hold_find(file);
 		if (flags)
-			err = hold_update(file, flags, writers, transient);
+			err = hold_update(file, flags, writers, hold);
 		else
-			err = hold_take(file, writers, transient);
+			err = hold_take(file, writers, hold);
 	}
 	rcu_read_unlock();
 	return err;
@@ -514,13 +514,10 @@ bool denywrite_file_mark_audited(struct file *file)
 		return true;
 	}
 	atomic_inc(count);
-	atomic_long_inc(&marked_files);
 	old = rhashtable_lookup_get_insert_fast(&marks, &mark->node,
 						mark_params);
-	if (old) {
+	if (old)
 		atomic_dec(count);
-		count_drop(&marked_files);
-	}
 	rcu_read_unlock();
 	if (!old)
 		return true;
@@ -534,7 +531,6 @@ static void mark_remove(struct denywrite_mark *mark)
 	if (rhashtable_remove_fast(&marks, &mark->node, mark_params))
 		return;
 	atomic_dec(&denywrite_inode(mark->inode)->marks);
-	count_drop(&marked_files);
 	kfree_rcu(mark, rcu);
 }
 
@@ -582,20 +578,9 @@ long denywrite_protected_inodes(void)
 }
 
 /**
- * denywrite_protect_busy - may a file need file_release now?
- *
- * Return: true if some file holds its inodes or carries an audit mark.
- */
-bool denywrite_protect_busy(void)
-{
-	return atomic_long_read(&protected_inodes) ||
-	       atomic_long_read(&marked_files);
-}
-
-/**
  * denywrite_protect_start - let holds and marks be taken
  *
- * Called with file_release on, before the mode leaves off (see mode.c).
+ * Called before the mode leaves off (see mode.c).
  */
 void denywrite_protect_start(void)
 {
@@ -684,10 +669,9 @@ static void mark_remove_entry(void *entry)
 /**
  * denywrite_protect_stop - take no more holds and marks, drop all there are
  *
- * Called after the mode went off (see mode.c).  Mode off protects nothing,
- * and file_release can go off only when no file needs it: a file executed
- * or mapped before is protected again when it is executed or mapped again
- * in a mode that protects.
+ * Called after the mode went off (see mode.c).  Mode off protects nothing:
+ * a file executed or mapped before is protected again when it is executed
+ * or mapped again in a mode that protects.
  *
  * denywrite_file_protect() and denywrite_file_mark_audited() test tracking
  * and change records in RCU read-side sections: after a grace period,

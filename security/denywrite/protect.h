@@ -7,6 +7,7 @@
 #define _SECURITY_DENYWRITE_PROTECT_H
 
 #include <linux/atomic.h>
+#include <linux/bits.h>
 #include <linux/fs.h>
 
 #include "common.h"
@@ -99,29 +100,38 @@ static inline bool denywrite_inode_write_denied(const struct inode *inode)
 
 /**
  * enum denywrite_writers - how denywrite_file_protect() treats writers
- * @DENYWRITE_WRITERS_CHECK: refuse if the file is open for writing or has a
- *                           shared writable mapping, unless this file passed
- *                           the check before
- * @DENYWRITE_WRITERS_IGNORE: refuse only if the file has a shared writable
+ * @DENYWRITE_WRITERS_CHECK: the file must not be open for writing nor have
+ *                           a shared writable mapping, unless this file
+ *                           passed the check before
+ * @DENYWRITE_WRITERS_IGNORE: the file must not have a shared writable
  *                            mapping (rule option ignore-writers)
- * @DENYWRITE_WRITERS_ALLOWED: check nothing, and do not check again later:
- *                             writers were found and allowed (audit mode),
- *                             or the file backs one that passed its checks
+ * @DENYWRITE_WRITERS_NONE: check nothing, and do not check again later: the
+ *                          file backs one that passed its checks
  */
 enum denywrite_writers {
 	DENYWRITE_WRITERS_CHECK,
 	DENYWRITE_WRITERS_IGNORE,
-	DENYWRITE_WRITERS_ALLOWED,
+	DENYWRITE_WRITERS_NONE,
 };
 
+/*
+ * The hold may be dropped by denywrite_file_drop_transient(); a later
+ * protection without it makes it stay.
+ */
+#define DENYWRITE_HOLD_TRANSIENT	BIT(0)
+/*
+ * Hold the file even when writers are found, and do not check them again
+ * later (audit mode: they are logged once, and allowed).
+ */
+#define DENYWRITE_HOLD_KEEP_BUSY	BIT(1)
+
 int denywrite_file_protect(struct file *file, enum denywrite_writers writers,
-			   bool transient);
+			   unsigned int hold);
 bool denywrite_file_held(struct file *file);
 void denywrite_file_drop_transient(struct file *file);
 bool denywrite_file_mark_audited(struct file *file);
 void denywrite_file_release(struct file *file);
 long denywrite_protected_inodes(void);
-bool denywrite_protect_busy(void);
 void denywrite_protect_start(void);
 void denywrite_protect_stop(void);
 int denywrite_protect_init(void);

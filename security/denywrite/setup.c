@@ -21,46 +21,12 @@
 #include <uapi/linux/lsm.h>
 
 #include "common.h"
+#include "hooks.h"
 #include "policy.h"
 #include "protect.h"
 
-enum denywrite_mode denywrite_mode __read_mostly = DENYWRITE_MODE_ENFORCE;
 bool denywrite_enabled __ro_after_init;
 static bool denywrite_classic __initdata = true;
-
-static const char *const mode_names[] = {
-	[DENYWRITE_MODE_OFF] = "off",
-	[DENYWRITE_MODE_AUDIT] = "audit",
-	[DENYWRITE_MODE_ENFORCE] = "enforce",
-};
-
-/**
- * denywrite_mode_name - the name of a mode, as securityfs shows it
- * @mode: the mode
- *
- * Return: "off", "audit" or "enforce".
- */
-const char *denywrite_mode_name(enum denywrite_mode mode)
-{
-	return mode_names[mode];
-}
-
-/**
- * denywrite_mode_parse - parse the name of a mode
- * @s: "off", "audit" or "enforce"
- * @mode: set on success
- *
- * Return: 0 or -EINVAL.
- */
-int denywrite_mode_parse(const char *s, enum denywrite_mode *mode)
-{
-	int i = match_string(mode_names, ARRAY_SIZE(mode_names), s);
-
-	if (i < 0)
-		return -EINVAL;
-	*mode = i;
-	return 0;
-}
 
 static int __init set_mode(char *str)
 {

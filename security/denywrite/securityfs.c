@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * denywrite: the securityfs interface
+ * denywrite: the securityfs interface, /sys/kernel/security/denywrite/
  */
 
 #define pr_fmt(fmt) "denywrite: " fmt

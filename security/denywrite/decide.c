@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * denywrite: the decision
+ *
+ * Every operation denywrite may refuse is decided here, in one step.  A
+ * hook says what happens: a file is executed or mapped executable (under
+ * which rule, if the hook knows it), or a protected file gets a writer.
+ * The decision reads the mode once, protects the file or looks up the rule
+ * that covers the written file, and applies the mode: off allows
+ * everything, audit counts and logs what enforce would refuse and allows
+ * it, enforce counts, logs and refuses it with ETXTBSY.
+ *
+ * A file being executed or mapped is protected in one call whatever the
+ * mode: in audit mode the hold is taken even when writers are found, which
+ * are then logged once; in enforce mode it is not taken then.  In audit
+ * mode the writes through one file (its open for writing, then each write
+ * through it) are one event, counted and logged once, so that a writer
+ * cannot flood the log.
+ */
+
+#include <linux/fs.h>
+#include <linux/fsnotify.h>
+#include <linux/srcu.h>
+
+#include "common.h"
+#include "decide.h"
+#include "log.h"
+#include "policy.h"
+#include "protect.h"
+
+/* The mode's verdict on @ev, an operation the policy refuses. */
+static int verdict(const struct denywrite_event *ev, struct file *file,
+		   struct dentry *dentry)
+{
+	if (ev->mode == DENYWRITE_MODE_OFF)
+		return 0;
+	if (ev->mode == DENYWRITE_MODE_AUDIT && file &&
+	    ev->op == DENYWRITE_OP_WRITE && !denywrite_file_mark_audited(file))
+		return 0;
+	denywrite_log_event(ev, file, dentry);
+	return ev->mode == DENYWRITE_MODE_ENFORCE ? -ETXTBSY : 0;
+}
+
+static enum denywrite_writers rule_writers(u8 flags)
+{
+	return flags & DENYWRITE_RULE_IGNORE_WRITERS ?
+	       DENYWRITE_WRITERS_IGNORE : DENYWRITE_WRITERS_CHECK;
+}
+
+/* Protect @file under a rule with @flags in @mode; -ETXTBSY if busy. */
+static int protect(struct file *file, u8 flags, enum denywrite_mode mode,
+		   unsigned int hold)
+{
+	if (mode == DENYWRITE_MODE_OFF)
+		return 0;
+	if (mode == DENYWRITE_MODE_AUDIT)
+		hold |= DENYWRITE_HOLD_KEEP_BUSY;
+	return denywrite_file_protect(file, rule_writers(flags), hold);
+}
+
+/*
+ * Protect @file, covered by @rule, for @op: 0, -ETXTBSY if the mode
+ * refuses it (writers were found), or another error of
+ * denywrite_file_protect().
+ */
+static int use(struct file *file, const struct denywrite_rule *rule,
+	       enum denywrite_op op, unsigned int hold)
+{
+	struct denywrite_event ev = {
+		.op = op, .mode = denywrite_get_mode(), .rule = rule,
+	};
+	int err = protect(file, rule->flags, ev.mode, hold);
+
+	return err == -ETXTBSY ? verdict(&ev, file, NULL) : err;
+}
+
+/**
+ * denywrite_use_covered - protect @file for @op, if a rule covers it
+ * @file: a file being executed or mapped executable
+ * @path: the path to match rules against
+ * @scope: DENYWRITE_SCOPE_EXEC or DENYWRITE_SCOPE_LIB
+ * @op: DENYWRITE_OP_EXEC or DENYWRITE_OP_MMAP
+ * @hold: DENYWRITE_HOLD_TRANSIENT or 0
+ *
+ * Files opened while a fanotify pre-content (HSM) group watches their
+ * filesystem are never protected: see hooks.c.
+ *
+ * Return: as denywrite_use(); 0 if no rule covers @file.
+ */
+int denywrite_use_covered(struct file *file, const struct path *path,
+			  u8 scope, enum denywrite_op op, unsigned int hold)
+{
+	const struct denywrite_rule *rule;
+	int idx, err = 0;
+
+	if (FMODE_FSNOTIFY_HSM(file->f_mode))
+		return 0;
+	idx = srcu_read_lock(&denywrite_policy_srcu);
+	rule = denywrite_policy_match(denywrite_policy_current(), path, scope);
+	if (rule)
+		err = use(file, rule, op, hold);
+	srcu_read_unlock(&denywrite_policy_srcu, idx);
+	return err;
+}
+
+/**
+ * denywrite_use_root - protect @file for @op under the root rule
+ * @file: a file being executed or mapped executable
+ * @scope: the scope the root rule alone covers now
+ * @flags: the root rule's DENYWRITE_RULE_* flags
+ * @op: DENYWRITE_OP_EXEC or DENYWRITE_OP_MMAP
+ * @hold: DENYWRITE_HOLD_TRANSIENT or 0
+ *
+ * The hot path of executable mappings under "all /": no policy lookup,
+ * unless writers are found and the rule is wanted for the log.
+ *
+ * Return: as denywrite_use().
+ */
+int denywrite_use_root(struct file *file, u8 scope, u8 flags,
+		       enum denywrite_op op, unsigned int hold)
+{
+	struct denywrite_event ev = { .op = op, .mode = denywrite_get_mode() };
+	int idx, err;
+
+	if (FMODE_FSNOTIFY_HSM(file->f_mode))
+		return 0;
+	err = protect(file, flags, ev.mode, hold);
+	if (err != -ETXTBSY)
+		return err;
+	idx = srcu_read_lock(&denywrite_policy_srcu);
+	ev.rule = denywrite_policy_match(denywrite_policy_current(),
+					 file_user_path(file), scope);
+	err = verdict(&ev, file, NULL);
+	srcu_read_unlock(&denywrite_policy_srcu, idx);
+	return err;
+}
+
+/**
+ * denywrite_use_exec_open - protect a file the kernel opened to execute it
+ * @file: the program, a #! or binfmt_misc interpreter, or the ELF
+ *        interpreter
+ *
+ * Under a "lib" rule the hold stays for as long as the file is open (it is
+ * mapped after exec's point of no return, where a refusal would kill the
+ * process); under an "exec" rule only, it is transient until
+ * bprm_check_security confirms that the file is the program or a #!
+ * interpreter (see hooks.c).  The writers check is the exec rule's, if
+ * there is one.
+ *
+ * Return: as denywrite_use().
+ */
+int denywrite_use_exec_open(struct file *file)
+{
+	const struct denywrite_policy *policy;
+	const struct denywrite_rule *exec, *lib;
+	int idx, err = 0;
+
+	if (FMODE_FSNOTIFY_HSM(file->f_mode))
+		return 0;
+	idx = srcu_read_lock(&denywrite_policy_srcu);
+	policy = denywrite_policy_current();
+	exec = denywrite_policy_match(policy, &file->f_path,
+				      DENYWRITE_SCOPE_EXEC);
+	lib = denywrite_policy_match(policy, &file->f_path,
+				     DENYWRITE_SCOPE_LIB);
+	if (exec || lib)
+		err = use(file, exec ?: lib, DENYWRITE_OP_EXEC,
+			  lib ? 0 : DENYWRITE_HOLD_TRANSIENT);
+	srcu_read_unlock(&denywrite_policy_srcu, idx);
+	return err;
+}
+
+/* The verdict on a writer of a protected file, with its rule for the log. */
+static int refuse(enum denywrite_op op, struct file *file,
+		  struct dentry *dentry, const struct path *path)
+{
+	struct denywrite_event ev = { .op = op, .mode = denywrite_get_mode() };
+	int idx, err;
+
+	if (ev.mode == DENYWRITE_MODE_OFF)
+		return 0;
+	idx = srcu_read_lock(&denywrite_policy_srcu);
+	ev.rule = denywrite_policy_match(denywrite_policy_current(), path,
+					 DENYWRITE_SCOPE_ALL);
+	err = verdict(&ev, file, dentry);
+	srcu_read_unlock(&denywrite_policy_srcu, idx);
+	return err;
+}
+
+/**
+ * denywrite_refuse_writer - @file writes a protected file
+ * @file: the file, opened for writing or written through, or mapped shared
+ *        writable
+ *
+ * Return: -ETXTBSY in enforce mode, else 0.
+ */
+int denywrite_refuse_writer(struct file *file)
+{
+	return refuse(DENYWRITE_OP_WRITE, file, NULL, file_user_path(file));
+}
+
+/**
+ * denywrite_refuse_truncate - @dentry, a protected file, is truncated
+ * @dentry: the file
+ *
+ * The rule for the log is looked up within @dentry's filesystem only (and
+ * the root rule): the hook has no path.
+ *
+ * Return: -ETXTBSY in enforce mode, else 0.
+ */
+int denywrite_refuse_truncate(struct dentry *dentry)
+{
+	struct path path = { .dentry = dentry };
+
+	return refuse(DENYWRITE_OP_TRUNCATE, NULL, dentry, &path);
+}
