@@ -80,7 +80,7 @@ static int use(struct file *file, const struct denywrite_rule *rule,
  * @path: the path to match rules against
  * @scope: DENYWRITE_SCOPE_EXEC or DENYWRITE_SCOPE_LIB
  * @op: DENYWRITE_OP_EXEC or DENYWRITE_OP_MMAP
- * @hold: DENYWRITE_HOLD_TRANSIENT or 0
+ * @hold: DENYWRITE_HOLD_TRANSIENT, DENYWRITE_HOLD_PENDING or 0
  *
  * Files opened while a fanotify pre-content (HSM) group watches their
  * filesystem are never protected: see hooks.c.
@@ -109,7 +109,7 @@ int denywrite_use_covered(struct file *file, const struct path *path,
  * @scope: the scope the root rule alone covers now
  * @flags: the root rule's DENYWRITE_RULE_* flags
  * @op: DENYWRITE_OP_EXEC or DENYWRITE_OP_MMAP
- * @hold: DENYWRITE_HOLD_TRANSIENT or 0
+ * @hold: DENYWRITE_HOLD_TRANSIENT, DENYWRITE_HOLD_PENDING or 0
  *
  * The hot path of executable mappings under "all /": no policy lookup,
  * unless writers are found and the rule is wanted for the log.
@@ -168,6 +168,28 @@ int denywrite_use_exec_open(struct file *file)
 			  lib ? 0 : DENYWRITE_HOLD_TRANSIENT);
 	srcu_read_unlock(&denywrite_policy_srcu, idx);
 	return err;
+}
+
+/**
+ * denywrite_use_late - protect @file without a decision
+ * @file: a file that exec maps past its point of no return
+ * @scope: DENYWRITE_SCOPE_EXEC or DENYWRITE_SCOPE_LIB
+ *
+ * Exec can no longer fail, so nothing is refused and the writers are not
+ * checked: the hold only refuses the writes that come after it.
+ */
+void denywrite_use_late(struct file *file, u8 scope)
+{
+	int idx;
+
+	if (denywrite_get_mode() == DENYWRITE_MODE_OFF ||
+	    FMODE_FSNOTIFY_HSM(file->f_mode))
+		return;
+	idx = srcu_read_lock(&denywrite_policy_srcu);
+	if (denywrite_policy_match(denywrite_policy_current(), &file->f_path,
+				   scope))
+		denywrite_file_protect(file, DENYWRITE_WRITERS_NONE, 0);
+	srcu_read_unlock(&denywrite_policy_srcu, idx);
 }
 
 /* The verdict on a writer of a protected file, with its rule for the log. */

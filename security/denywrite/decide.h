@@ -17,6 +17,7 @@ int denywrite_use_covered(struct file *file, const struct path *path,
 int denywrite_use_root(struct file *file, u8 scope, u8 flags,
 		       enum denywrite_op op, unsigned int hold);
 int denywrite_use_exec_open(struct file *file);
+void denywrite_use_late(struct file *file, u8 scope);
 int denywrite_refuse_writer(struct file *file);
 int denywrite_refuse_truncate(struct dentry *dentry);
 

@@ -3,9 +3,9 @@
  * denywrite: LSM hooks
  *
  * Rules are evaluated only when a file is executed or mapped executable;
- * the writer side is a counter test.  Each hook but file_release returns
- * at once in mode off (see mode.c); the others find out what happens and
- * leave the decision, and the mode, to decide.c.
+ * the writer side is a counter test.  Each hook but file_release and
+ * sb_delete returns at once in mode off (see mode.c); the others find out
+ * what happens and leave the decision, and the mode, to decide.c.
  *
  * Protection is taken:
  * - in file_post_open, for the files the kernel opens to execute them
@@ -22,25 +22,26 @@
  *   PR_SET_MM_MAP) makes the executable, under "exec" rules (the classic
  *   denial failed there with EACCES; we fail with ETXTBSY);
  * - in mmap_file and file_mprotect, when PROT_EXEC is added to a file
- *   mapping, under "lib" rules, only for files owned by root (of the
- *   mapper's user namespace or an ancestor) or by the mapper's fsuid: a
- *   mapping needs only read access, and must not let a user block another
- *   user's writes.  A mapping that do_mmap() is going to refuse (noexec
- *   mount, no read access) takes no hold.  A file the process already
- *   protects is never refused, nor is a mapping the kernel makes during
- *   exec;
+ *   mapping, under "lib" rules (see mapping.c: who may hold a file by
+ *   mapping it, and why the hold waits for the mapping's syscall); and
+ *   when exec maps a file it opened while the mode was off;
  * - in mmap_backing_file, for the backing file that overlayfs or FUSE
  *   passthrough maps in place of a protected file, so that the protection
  *   lasts as long as the mapping.
  * It is released in file_release, when the file's last reference goes.
  *
- * Writers are refused in file_post_open (a new open for writing),
+ * Writers are refused in file_open (a new open for writing: every open
+ * passes there, also the files the kernel opens itself, for nfsd, ksmbd or
+ * fanotify's event descriptors, after do_dentry_open() raised i_writecount),
  * file_permission (write(2), pwritev2(2), aio and io_uring writes,
- * fallocate(2), copy_file_range(2) and clones into it, through any file,
- * also one opened before the protection), mmap_file and file_mprotect (a
- * shared writable mapping) and inode_setattr (ATTR_SIZE: truncate(2),
- * ftruncate(2), O_TRUNC and any other size change).  rename over, unlink
- * and chmod of a protected file stay allowed.
+ * splice(2), fallocate(2), copy_file_range(2) and clones into it, through
+ * any file, also one opened before the protection, and through a stacked
+ * file whose real file is protected), mmap_file and file_mprotect (a shared
+ * writable mapping), inode_setattr (ATTR_SIZE: truncate(2), ftruncate(2),
+ * O_TRUNC, also with O_RDONLY, and any other size change) and file_ioctl
+ * (the ioctls that swap or move a file's blocks, and binding a file open
+ * for writing to a loop device, whose writes reach the file without a
+ * check).  rename over, unlink and chmod of a protected file stay allowed.
  *
  * Files opened while a fanotify pre-content (HSM) group watches their
  * filesystem are never protected, as 6.12's exe_file_deny_write_access()
@@ -52,18 +53,24 @@
 #define pr_fmt(fmt) "denywrite: " fmt
 
 #include <linux/binfmts.h>
-#include <linux/cred.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/lsm_hooks.h>
+#include <linux/magic.h>
+#include <linux/major.h>
 #include <linux/mm.h>
 #include <linux/mman.h>
-#include <linux/mnt_idmapping.h>
 #include <linux/sched.h>
-#include <linux/user_namespace.h>
+#include <linux/uaccess.h>
+#include <uapi/linux/ext4.h>
+#include <uapi/linux/f2fs.h>
+#include <uapi/linux/loop.h>
 
 #include "common.h"
 #include "decide.h"
 #include "hooks.h"
+#include "log.h"
+#include "mapping.h"
 #include "policy.h"
 #include "protect.h"
 
@@ -97,19 +104,26 @@ static __always_inline int check_new_writer(struct file *file)
 }
 
 /*
- * Every open of the system passes here: the test of a new writer is inline
- * and every other path is a tail call, so that an open costs a few
- * instructions (see README, "Performance").
+ * Every open of the system passes here, after do_dentry_open() raised
+ * i_writecount for a writer: the test of a new writer is inline and every
+ * other path a tail call, so that an open costs a few instructions.
+ */
+static int hook_file_open(struct file *file)
+{
+	if (denywrite_is_off() || !(file->f_mode & FMODE_WRITE))
+		return 0;
+	return check_new_writer(file);
+}
+
+/*
+ * The files the kernel opens to execute them are protected here, once
+ * do_dentry_open() knows whether a pre-content group watches them.
  */
 static int hook_file_post_open(struct file *file, int mask)
 {
-	if (denywrite_is_off())
+	if (denywrite_is_off() || !(file->f_flags & __FMODE_EXEC))
 		return 0;
-	if (file->f_mode & FMODE_WRITE)
-		return check_new_writer(file);
-	if (file->f_flags & __FMODE_EXEC)
-		return denywrite_use_exec_open(file);
-	return 0;
+	return denywrite_use_exec_open(file);
 }
 
 static int hook_bprm_check_security(struct linux_binprm *bprm)
@@ -128,47 +142,23 @@ static int hook_mm_replace_exe_file(struct mm_struct *mm, struct file *file)
 				     DENYWRITE_OP_EXEC, 0);
 }
 
-/* Is the owner of @file root, for the mapper, or the mapper itself? */
-static bool may_hold_by_mapping(struct file *file)
+/* Is @file, or the real file behind it on a stacked filesystem, held? */
+static bool file_protected(struct file *file)
 {
-	const struct path *path = file_user_path(file);
-	vfsuid_t owner = i_uid_into_vfsuid(mnt_idmap(path->mnt),
-					   file_user_inode(file));
-	struct user_namespace *ns;
+	const struct inode *inode = file_inode(file);
 
-	if (vfsuid_eq_kuid(owner, current_fsuid()))
+	if (!S_ISREG(inode->i_mode))
+		return false;
+	if (denywrite_inode_protected(inode))
 		return true;
-	for (ns = current_user_ns(); ns; ns = ns->parent)
-		if (vfsuid_eq_kuid(owner, make_kuid(ns, 0)))
-			return true;
-	return false;
+	return unlikely(file->f_path.dentry->d_flags & DCACHE_OP_REAL) &&
+	       denywrite_inode_protected(d_real_inode(file->f_path.dentry));
 }
 
-/*
- * PROT_EXEC is being added to a mapping of @file by the process.  Under a
- * policy whose root rule alone has scope "lib" ("all /"), the file is
- * covered without a lookup.
- */
-static int protect_mapping(struct file *file)
+/* A write through @file, opened before: refused if the file is held. */
+static int check_writer(struct file *file)
 {
-	u8 flags;
-
-	if (!(denywrite_policy_scopes() & DENYWRITE_SCOPE_LIB) ||
-	    denywrite_file_is_protected(file) ||
-	    !(file->f_mode & FMODE_READ) || path_noexec(file_user_path(file)) ||
-	    !may_hold_by_mapping(file))
-		return 0;
-	if (denywrite_policy_root_alone(DENYWRITE_SCOPE_LIB, &flags))
-		return denywrite_use_root(file, DENYWRITE_SCOPE_LIB, flags,
-					  DENYWRITE_OP_MMAP, 0);
-	return denywrite_use_covered(file, file_user_path(file),
-				     DENYWRITE_SCOPE_LIB, DENYWRITE_OP_MMAP, 0);
-}
-
-/* A shared writable mapping is a writer that cannot be stopped later. */
-static int check_shared_write(struct file *file)
-{
-	if (!denywrite_inode_protected(file_inode(file)))
+	if (!file_protected(file))
 		return 0;
 	return denywrite_refuse_writer(file);
 }
@@ -181,17 +171,18 @@ static int hook_mmap_file(struct file *file, unsigned long reqprot,
 	if (!file || denywrite_is_off())
 		return 0;
 	if (current->in_execve) {
-		denywrite_file_drop_transient(file);
+		denywrite_exec_mapping(file);
 		return 0;
 	}
+	/* A shared writable mapping is a writer that cannot be stopped later. */
 	if ((prot & PROT_WRITE) && (flags & MAP_TYPE) != MAP_PRIVATE) {
-		err = check_shared_write(file);
+		err = check_writer(file);
 		if (err)
 			return err;
 	}
 	if (!(prot & PROT_EXEC))
 		return 0;
-	return protect_mapping(file);
+	return denywrite_protect_mapping(file, 0);
 }
 
 static int hook_mmap_backing_file(struct vm_area_struct *vma,
@@ -203,11 +194,11 @@ static int hook_mmap_backing_file(struct vm_area_struct *vma,
 	if (denywrite_is_off())
 		return 0;
 	if ((vma->vm_flags & (VM_SHARED | VM_WRITE)) == (VM_SHARED | VM_WRITE)) {
-		err = check_shared_write(backing_file);
+		err = check_writer(backing_file);
 		if (err)
 			return err;
 	}
-	if (!denywrite_file_is_protected(user_file))
+	if (!denywrite_file_is_protected(user_file, false))
 		return 0;
 	return denywrite_file_protect(backing_file, DENYWRITE_WRITERS_NONE, 0);
 }
@@ -222,25 +213,20 @@ static int hook_file_mprotect(struct vm_area_struct *vma,
 		return 0;
 	if ((prot & PROT_WRITE) &&
 	    (vma->vm_flags & (VM_SHARED | VM_WRITE)) == VM_SHARED) {
-		err = check_shared_write(file);
+		err = check_writer(file);
 		if (err)
 			return err;
 	}
 	if (!(prot & PROT_EXEC) || (vma->vm_flags & VM_EXEC))
 		return 0;
-	return protect_mapping(file);
+	return denywrite_protect_mapping(file, vma->vm_start);
 }
 
 static int hook_file_permission(struct file *file, int mask)
 {
-	const struct inode *inode;
-
-	if (!(mask & MAY_WRITE) || denywrite_is_off())
+	if (denywrite_is_off() || !(mask & MAY_WRITE))
 		return 0;
-	inode = file_inode(file);
-	if (!S_ISREG(inode->i_mode) || !denywrite_inode_protected(inode))
-		return 0;
-	return denywrite_refuse_writer(file);
+	return check_writer(file);
 }
 
 static int hook_inode_setattr(struct mnt_idmap *idmap, struct dentry *dentry,
@@ -249,13 +235,110 @@ static int hook_inode_setattr(struct mnt_idmap *idmap, struct dentry *dentry,
 	struct inode *inode = d_backing_inode(dentry);
 
 	if (denywrite_is_off() ||
-	    !(attr->ia_valid & ATTR_SIZE) || !S_ISREG(inode->i_mode))
-		return 0;
-	/* ftruncate() and O_TRUNC truncate through a file open already. */
-	if (attr->ia_valid & ATTR_FILE ? !denywrite_inode_protected(inode) :
-	    !denywrite_inode_write_denied(inode))
+	    !(attr->ia_valid & ATTR_SIZE) || !S_ISREG(inode->i_mode) ||
+	    !denywrite_inode_truncate_denied(inode, attr->ia_valid))
 		return 0;
 	return denywrite_refuse_truncate(dentry);
+}
+
+/*
+ * A write through the descriptor @fd, opened before, whose file an ioctl
+ * changes without the write hooks.  The descriptor is looked up again by
+ * the ioctl: a process could swap it in between, but only for a file it
+ * may write already.
+ */
+static int check_writer_fd(unsigned int fd)
+{
+	struct file *file = fget(fd);
+	int err;
+
+	if (!file)
+		return 0;
+	err = check_writer(file);
+	fput(file);
+	return err;
+}
+
+/* The descriptor at @offset of the ioctl's argument, as a u32. */
+static int check_arg_fd(unsigned long arg, size_t offset)
+{
+	u32 fd;
+
+	if (get_user(fd, (u32 __user *)(arg + offset)))
+		return 0;	/* the ioctl fails the same way */
+	return check_writer_fd(fd);
+}
+
+/* XFS_IOC_SWAPEXT, from fs/xfs/libxfs/xfs_fs.h: its type and number. */
+#define XFS_IOC_SWAPEXT_TYPE	'X'
+#define XFS_IOC_SWAPEXT_NR	109
+
+/*
+ * The ioctls that swap or move a file's blocks, on the filesystems that
+ * have them: the file of the ioctl and the other one are both changed.
+ */
+static int check_block_ioctl(struct file *file, unsigned int cmd,
+			     unsigned long arg)
+{
+	unsigned long magic = file_inode(file)->i_sb->s_magic;
+	int err;
+
+	if (magic == EXT4_SUPER_MAGIC && cmd == EXT4_IOC_SWAP_BOOT)
+		return check_writer(file);
+	if (magic == EXT4_SUPER_MAGIC && cmd == EXT4_IOC_MOVE_EXT) {
+		err = check_writer(file);
+		return err ?: check_arg_fd(arg, offsetof(struct move_extent,
+							 donor_fd));
+	}
+	if (magic == F2FS_SUPER_MAGIC && cmd == F2FS_IOC_MOVE_RANGE) {
+		err = check_writer(file);
+		return err ?: check_arg_fd(arg, offsetof(struct f2fs_move_range,
+							 dst_fd));
+	}
+	/* struct xfs_swapext: s64 sx_version, sx_fdtarget, sx_fdtmp. */
+	if (magic == XFS_SUPER_MAGIC && _IOC_TYPE(cmd) == XFS_IOC_SWAPEXT_TYPE &&
+	    _IOC_NR(cmd) == XFS_IOC_SWAPEXT_NR) {
+		err = check_arg_fd(arg, sizeof(s64));
+		return err ?: check_arg_fd(arg, 2 * sizeof(s64));
+	}
+	return 0;
+}
+
+/*
+ * A loop device writes its file with ->write_iter(), which no hook sees:
+ * refuse to bind it to a protected file for writing.
+ */
+static int check_loop_ioctl(struct file *file, unsigned int cmd,
+			    unsigned long arg)
+{
+	const struct inode *inode = file_inode(file);
+	struct loop_config config;
+
+	if (!S_ISBLK(inode->i_mode) || imajor(inode) != LOOP_MAJOR ||
+	    !(file->f_mode & FMODE_WRITE))
+		return 0;
+	switch (cmd) {
+	case LOOP_SET_FD:
+	case LOOP_CHANGE_FD:
+		return check_writer_fd(arg);
+	case LOOP_CONFIGURE:
+		if (copy_from_user(&config, (void __user *)arg, sizeof(config)) ||
+		    (config.info.lo_flags & LO_FLAGS_READ_ONLY))
+			return 0;
+		return check_writer_fd(config.fd);
+	}
+	return 0;
+}
+
+static int hook_file_ioctl(struct file *file, unsigned int cmd,
+			   unsigned long arg)
+{
+	int err;
+
+	if (denywrite_is_off())
+		return 0;
+	err = check_block_ioctl(file, cmd, arg);
+	return err ?: check_loop_ioctl(file, cmd, arg);
 }
 
 static void hook_file_release(struct file *file)
@@ -264,7 +347,17 @@ static void hook_file_release(struct file *file)
 		denywrite_file_release(file);
 }
 
+/* A filesystem goes away: the rules on it go with it, in any mode. */
+static void hook_sb_delete(struct super_block *sb)
+{
+	struct denywrite_policy_change ch;
+
+	if (denywrite_policy_unmount(sb, &ch))
+		denywrite_audit_change("unmount", &ch, 0);
+}
+
 static struct security_hook_list denywrite_hooks[] __ro_after_init = {
+	LSM_HOOK_INIT(file_open, hook_file_open),
 	LSM_HOOK_INIT(file_post_open, hook_file_post_open),
 	LSM_HOOK_INIT(bprm_check_security, hook_bprm_check_security),
 	LSM_HOOK_INIT(mm_replace_exe_file, hook_mm_replace_exe_file),
@@ -273,7 +366,10 @@ static struct security_hook_list denywrite_hooks[] __ro_after_init = {
 	LSM_HOOK_INIT(file_mprotect, hook_file_mprotect),
 	LSM_HOOK_INIT(file_permission, hook_file_permission),
 	LSM_HOOK_INIT(inode_setattr, hook_inode_setattr),
+	LSM_HOOK_INIT(file_ioctl, hook_file_ioctl),
+	LSM_HOOK_INIT(file_ioctl_compat, hook_file_ioctl),
 	LSM_HOOK_INIT(file_release, hook_file_release),
+	LSM_HOOK_INIT(sb_delete, hook_sb_delete),
 };
 
 /**

@@ -3,9 +3,17 @@
  * denywrite: the log of refusals and changes, and the counters
  *
  * Every operation that the decision (decide.c) refuses in enforce mode, or
- * lets through in audit mode only, is counted and logged here.  Records go
- * through the audit subsystem (AUDIT_AVC, as other LSMs) when
- * the kernel has it, otherwise to a rate-limited kernel log line.  Their
+ * lets through in audit mode only, is counted and logged here.  The
+ * records are limited per file and user: at most LOG_PER_FILE of them in a
+ * minute, the first after a gap saying how many were left out
+ * (suppressed=N); and at most LOG_BURST in any LOG_BURST_INTERVAL for all
+ * files and users together, so that a user cycling through many files
+ * cannot flood the log either.  Under auditd's "-f 2" a flood of records
+ * could panic the machine; a few a minute per file and user cannot.  A
+ * change of the mode or of the policy starts the limits afresh, for what
+ * is refused then is news.  The counters count every operation.  Records go through the audit subsystem
+ * (AUDIT_AVC, as other LSMs) when the kernel has it, otherwise to a kernel
+ * log line.  Their
  * first field, lsm=denywrite, lets ausearch and aureport tell them from
  * other LSMs' records.
  *
@@ -20,9 +28,13 @@
 #include <linux/atomic.h>
 #include <linux/audit.h>
 #include <linux/cred.h>
+#include <linux/hash.h>
+#include <linux/jiffies.h>
 #include <linux/lsm_audit.h>
 #include <linux/printk.h>
 #include <linux/sched.h>
+#include <linux/spinlock.h>
+#include <linux/string.h>
 
 #include "common.h"
 #include "log.h"
@@ -70,10 +82,81 @@ long denywrite_audited(void)
 	return atomic_long_read(&audited);
 }
 
+/* Refusal records of one file by one user: LOG_PER_FILE a LOG_INTERVAL. */
+#define LOG_PER_FILE		5
+#define LOG_INTERVAL		(60 * HZ)
+/* Refusal records of all files and users: LOG_BURST a LOG_BURST_INTERVAL. */
+#define LOG_BURST		100
+#define LOG_BURST_INTERVAL	(10 * HZ)
+#define LOG_SLOTS_BITS		8
+
+/*
+ * The records of one file and user, in a table hashed by both.  A file is
+ * its filesystem and inode number: an inode's address comes back for the
+ * next file made.
+ */
+struct log_slot {
+	const struct super_block *sb;
+	unsigned long ino;
+	kuid_t uid;
+	unsigned long start;
+	unsigned int count;
+	unsigned int suppressed;
+};
+
+static DEFINE_SPINLOCK(log_lock);
+static struct log_slot log_slots[1 << LOG_SLOTS_BITS];
+static unsigned long burst_start;
+static unsigned int burst_count;
+
+/*
+ * May a record of a refusal of @inode to the current user go now?  If so,
+ * *@suppressed is the number of its records left out before it.  A slot
+ * another file or user took starts afresh: at worst a record too many.
+ */
+static bool log_allowed(const struct inode *inode, unsigned int *suppressed)
+{
+	kuid_t uid = current_uid();
+	unsigned long key = (unsigned long)inode->i_sb ^ inode->i_ino ^
+			    __kuid_val(uid);
+	struct log_slot *slot = &log_slots[hash_long(key, LOG_SLOTS_BITS)];
+	unsigned long now = jiffies;
+	bool allowed;
+
+	spin_lock(&log_lock);
+	if (slot->sb != inode->i_sb || slot->ino != inode->i_ino ||
+	    !uid_eq(slot->uid, uid)) {
+		*slot = (struct log_slot){
+			.sb = inode->i_sb, .ino = inode->i_ino, .uid = uid,
+			.start = now,
+		};
+	}
+	if (time_after_eq(now, slot->start + LOG_INTERVAL)) {
+		slot->start = now;
+		slot->count = 0;
+	}
+	if (time_after_eq(now, burst_start + LOG_BURST_INTERVAL)) {
+		burst_start = now;
+		burst_count = 0;
+	}
+	allowed = slot->count < LOG_PER_FILE && burst_count < LOG_BURST;
+	if (allowed) {
+		*suppressed = slot->suppressed;
+		slot->suppressed = 0;
+		slot->count++;
+		burst_count++;
+	} else {
+		slot->suppressed++;
+	}
+	spin_unlock(&log_lock);
+	return allowed;
+}
+
 #ifdef CONFIG_AUDIT
 struct denywrite_audit {
 	struct common_audit_data ad;
 	const struct denywrite_event *event;
+	unsigned int suppressed;
 };
 
 static void audit_pre(struct audit_buffer *ab, void *data)
@@ -95,18 +178,21 @@ static void audit_post(struct audit_buffer *ab, void *data)
 
 	if (!rule) {
 		audit_log_format(ab, " rule=-");
-		return;
+	} else {
+		audit_log_format(ab, " scope=%s%s rule=",
+				 denywrite_scope_name(rule->scope),
+				 rule->flags & DENYWRITE_RULE_IGNORE_WRITERS ?
+					"," DENYWRITE_IGNORE_WRITERS : "");
+		audit_log_untrustedstring(ab, rule->name);
 	}
-	audit_log_format(ab, " scope=%s%s rule=", denywrite_scope_name(rule->scope),
-			 rule->flags & DENYWRITE_RULE_IGNORE_WRITERS ?
-				"," DENYWRITE_IGNORE_WRITERS : "");
-	audit_log_untrustedstring(ab, rule->name);
+	if (a->suppressed)
+		audit_log_format(ab, " suppressed=%u", a->suppressed);
 }
 
 static void log_event(const struct denywrite_event *ev, struct file *file,
-		      struct dentry *dentry)
+		      struct dentry *dentry, unsigned int suppressed)
 {
-	struct denywrite_audit a = { .event = ev };
+	struct denywrite_audit a = { .event = ev, .suppressed = suppressed };
 
 	if (file) {
 		a.ad.type = LSM_AUDIT_DATA_FILE;
@@ -119,17 +205,29 @@ static void log_event(const struct denywrite_event *ev, struct file *file,
 }
 #else
 static void log_event(const struct denywrite_event *ev, struct file *file,
-		      struct dentry *dentry)
+		      struct dentry *dentry, unsigned int suppressed)
 {
-	pr_notice_ratelimited("lsm=" DENYWRITE_NAME
-			      " op=%s mode=%s pid=%d comm=\"%s\" name=\"%pd\" rule=\"%s\"\n",
-			      denywrite_op_name(ev->op),
-			      denywrite_mode_name(ev->mode),
-			      task_tgid_nr(current), current->comm,
-			      file ? file->f_path.dentry : dentry,
-			      ev->rule ? ev->rule->name : "-");
+	pr_notice("lsm=" DENYWRITE_NAME
+		  " op=%s mode=%s pid=%d comm=\"%s\" name=\"%pd\" rule=\"%s\" suppressed=%u\n",
+		  denywrite_op_name(ev->op), denywrite_mode_name(ev->mode),
+		  task_tgid_nr(current), current->comm,
+		  file ? file->f_path.dentry : dentry,
+		  ev->rule ? ev->rule->name : "-", suppressed);
 }
 #endif /* CONFIG_AUDIT */
+
+/**
+ * denywrite_log_reset - start the limits of the records afresh
+ *
+ * Called after a change of the mode or of the policy.
+ */
+void denywrite_log_reset(void)
+{
+	spin_lock(&log_lock);
+	memset(log_slots, 0, sizeof(log_slots));
+	burst_count = 0;
+	spin_unlock(&log_lock);
+}
 
 /**
  * denywrite_log_event - count and log an operation the policy refuses
@@ -140,11 +238,15 @@ static void log_event(const struct denywrite_event *ev, struct file *file,
 void denywrite_log_event(const struct denywrite_event *ev, struct file *file,
 			 struct dentry *dentry)
 {
+	unsigned int suppressed;
+
 	if (ev->mode == DENYWRITE_MODE_ENFORCE)
 		atomic_long_inc(&denied[ev->op]);
 	else
 		atomic_long_inc(&audited);
-	log_event(ev, file, dentry);
+	if (log_allowed(file ? file_inode(file) : d_backing_inode(dentry),
+			&suppressed))
+		log_event(ev, file, dentry, suppressed);
 }
 
 #ifdef CONFIG_AUDIT
@@ -183,32 +285,25 @@ void denywrite_audit_mode(enum denywrite_mode old, enum denywrite_mode mode,
 }
 
 /**
- * denywrite_audit_policy - log a change of the policy
- * @op: "rules", "add" or "del": the file written
- * @old_count: the number of rules before
- * @policy: the policy in force now (the old one if @err), or NULL
+ * denywrite_audit_change - log a change of the policy
+ * @op: "rules", "add" or "del": the file written; or "unmount"
+ * @ch: what the change did
  * @err: 0, or why the policy did not change
  *
- * The record names the new policy by the SHA-256 digest of the rules file,
- * as `sha256sum /sys/kernel/security/denywrite/rules` prints it.
+ * The record names the policy in force after the change by the SHA-256
+ * digest of the rules file, as `sha256sum .../denywrite/rules` prints it.
  */
-void denywrite_audit_policy(const char *op, size_t old_count,
-			    const struct denywrite_policy *policy, int err)
+void denywrite_audit_change(const char *op,
+			    const struct denywrite_policy_change *ch, int err)
 {
-	static const u8 empty[SHA256_DIGEST_SIZE] = {
-		0xe3, 0xb0, 0xc4, 0x42, 0x98, 0xfc, 0x1c, 0x14,
-		0x9a, 0xfb, 0xf4, 0xc8, 0x99, 0x6f, 0xb9, 0x24,
-		0x27, 0xae, 0x41, 0xe4, 0x64, 0x9b, 0x93, 0x4c,
-		0xa4, 0x95, 0x99, 0x1b, 0x78, 0x52, 0xb8, 0x55,
-	};
 	struct audit_buffer *ab;
 
 	ab = audit_log_start(audit_context(), GFP_KERNEL, AUDIT_MAC_POLICY_LOAD);
 	if (!ab)
 		return;
 	audit_log_format(ab, "lsm=" DENYWRITE_NAME " op=%s rules=%zu old_rules=%zu policy=%*phN",
-			 op, policy ? policy->count : 0, old_count,
-			 SHA256_DIGEST_SIZE, policy ? policy->sha256 : empty);
+			 op, ch->count, ch->old_count, SHA256_DIGEST_SIZE,
+			 ch->sha256);
 	log_changer(ab, err);
 	audit_log_end(ab);
 }
@@ -221,11 +316,11 @@ void denywrite_audit_mode(enum denywrite_mode old, enum denywrite_mode mode,
 		  task_tgid_nr(current), !err);
 }
 
-void denywrite_audit_policy(const char *op, size_t old_count,
-			    const struct denywrite_policy *policy, int err)
+void denywrite_audit_change(const char *op,
+			    const struct denywrite_policy_change *ch, int err)
 {
 	pr_notice("lsm=" DENYWRITE_NAME " op=%s rules=%zu old_rules=%zu pid=%d res=%d\n",
-		  op, policy ? policy->count : 0, old_count,
-		  task_tgid_nr(current), !err);
+		  op, ch->count, ch->old_count, task_tgid_nr(current), !err);
 }
 #endif /* CONFIG_AUDIT */
+

@@ -26,7 +26,7 @@ enum denywrite_op {
 	DENYWRITE_OP_COUNT,
 };
 
-struct denywrite_policy;
+struct denywrite_policy_change;
 struct denywrite_rule;
 
 /**
@@ -41,6 +41,7 @@ struct denywrite_event {
 	const struct denywrite_rule *rule;
 };
 
+void denywrite_log_reset(void);
 void denywrite_log_event(const struct denywrite_event *ev, struct file *file,
 			 struct dentry *dentry);
 const char *denywrite_op_name(enum denywrite_op op);
@@ -48,7 +49,7 @@ long denywrite_denied(enum denywrite_op op);
 long denywrite_audited(void);
 void denywrite_audit_mode(enum denywrite_mode old, enum denywrite_mode mode,
 			  int err);
-void denywrite_audit_policy(const char *op, size_t old_count,
-			    const struct denywrite_policy *policy, int err);
+void denywrite_audit_change(const char *op,
+			    const struct denywrite_policy_change *ch, int err);
 
 #endif /* _SECURITY_DENYWRITE_LOG_H */

@@ -2,40 +2,63 @@
 /*
  * denywrite: rule parser, policy objects and matching
  *
- * A rule names a directory or a file.  It covers its object and everything
- * beneath it, whichever path reaches the file: matching compares kernel
- * objects, never path strings.  From the file, it walks up the dentry tree
- * of the file's filesystem to that filesystem's root (so a bind mount of
- * any subdirectory, a chroot or another mount namespace still reaches the
- * rule's object), then crosses to the mount point in the parent mount and
- * goes on there (so a rule covers the filesystems mounted beneath it), up
- * to the top of the mount tree: see denywrite_policy_walk().
+ * A rule names a directory or a file: an object, held by its inode.  It
+ * covers its object and everything beneath it, whichever path reaches the
+ * file: matching compares kernel objects, never path strings.  From the
+ * file, it walks up the dentry tree of the file's filesystem to that
+ * filesystem's root (so a bind mount of any subdirectory, a chroot or
+ * another mount namespace still reaches the rule's object), then crosses
+ * to the mount point in the parent mount and goes on there (so a rule
+ * covers the filesystems mounted beneath it), up to the top of the mount
+ * tree: see denywrite_policy_walk().  A file that the kernel reached by a
+ * file handle (open_by_handle_at()) may have a dentry disconnected from
+ * its parent directory: the walk goes on from its mount, and the rules
+ * between that mount's root and the file do not cover it.
  *
- * The rule whose canonical path is "/" is the root rule.  It names no
- * object: it covers every file on the system, however it is reached,
- * including files that no walk from the namespace root reaches (memfd and
- * other internal mounts, detached and lazily unmounted trees, the old root
- * after a pivot_root).  "/" resolved in an initcall, in a chroot or after
- * a switch of the root is thus always the same rule, and a policy has at
- * most one rule of each canonical name.
+ * A rule is named by the absolute path of its object when it was made,
+ * as d_absolute_path() gives it: the path from the root of the mount
+ * namespace the object is in, whatever chroot the writer is in.  What no
+ * such root reaches (a detached or lazily unmounted tree, an open_tree()
+ * clone, memfd and other internal mounts, an unlinked file) has no name and
+ * cannot be a rule: ENOENT.  A policy has at most one rule of each object
+ * and of each name.  In the text formats, a name's control characters and
+ * backslashes, and a trailing space, are a backslash and three octal
+ * digits, as in /proc/mounts: denywrite_rule_format(), and
+ * denywrite_parse_rule() for the other way.
+ *
+ * The rule whose name is "/" is the root rule.  It names no object: it
+ * covers every file on the system, however it is reached, including files
+ * that no walk from the namespace root reaches (memfd and other internal
+ * mounts, detached and lazily unmounted trees, the old root after a
+ * pivot_root).  "/" resolved in an initcall, or after a switch of the root,
+ * is thus always the same rule, and the boot policy needs no root mounted.
+ *
+ * A rule references its object's inode, never its dentry or its mount, so
+ * that it never keeps a filesystem from being unmounted.  When a
+ * filesystem goes away, the rules on it are removed from the policy (see
+ * denywrite_policy_unmount()) and listed as gone until the next write of
+ * the whole policy.  A change keeps the mounts of the paths it resolved
+ * referenced until it is published, so that an unmount that comes after
+ * finds its rules.
  *
  * A lookup stays read-only.  Each policy indexes its other rules by the
- * address of their dentry, in an open addressing hash table built when
- * the policy is made, so each step of the walk costs one probe whatever
- * the number of rules; each filesystem is walked under RCU without taking
- * any reference; and a policy whose rules for a scope are all the root rule
+ * address of their inode, in an open addressing hash table built when the
+ * policy is made, so each step of the walk costs one probe whatever the
+ * number of rules; each filesystem is walked under RCU without taking any
+ * reference; and a policy whose rules for a scope are all the root rule
  * needs no walk at all.  Nothing is written to memory shared with other
  * CPUs unless a rename or a mount change races with the walk.
  *
- * Policies are immutable once published.  A change parses into a new
- * policy, swaps the pointer under denywrite_policy_mutex, waits for an SRCU
- * grace period and frees the old one, so a reader always sees one whole
- * policy.  Rules pin their path (dentry and mount) for as long as they are
- * in a policy, like a working directory would.
+ * Policies are immutable once published.  A change resolves its paths
+ * first, without a lock (so that a hung automount blocks nothing else),
+ * then makes a new policy under denywrite_policy_mutex, swaps the pointer,
+ * waits for an SRCU grace period and frees the old one, so a reader always
+ * sees one whole policy.
  */
 
 #include <crypto/sha2.h>
 #include <kunit/visibility.h>
+#include <linux/ctype.h>
 #include <linux/dcache.h>
 #include <linux/err.h>
 #include <linux/fs.h>
@@ -64,6 +87,13 @@ u8 denywrite_policy_scopes_now;
  * flags in the high byte; see denywrite_policy_root_alone().
  */
 u16 denywrite_policy_root_now;
+/*
+ * The rules unmounts removed since the last load, as the rules file would
+ * print them: the newest DENYWRITE_GONE_MAX in a ring, and how many there
+ * were.  Under denywrite_policy_mutex.
+ */
+static char *gone[DENYWRITE_GONE_MAX];
+static size_t gone_count;
 
 static const struct {
 	const char *name;
@@ -80,10 +110,15 @@ static bool is_blank(char c)
 }
 
 /* ASCII control characters only: UTF-8 paths are welcome. */
+static bool is_control(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f;
+}
+
 static bool has_control_char(const char *s)
 {
 	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+		if (is_control(*s))
 			return true;
 	return false;
 }
@@ -117,6 +152,32 @@ const char *denywrite_scope_name(u8 scope)
 	return "?";
 }
 
+/*
+ * Replace the escapes of @s in place: a backslash and three octal digits
+ * are one byte, 001 to 377.  -EINVAL for any other backslash.
+ */
+static int unescape(char *s)
+{
+	char *out = s;
+	unsigned int c;
+
+	while (*s) {
+		if (*s != '\\') {
+			*out++ = *s++;
+			continue;
+		}
+		if (!isodigit(s[1]) || !isodigit(s[2]) || !isodigit(s[3]))
+			return -EINVAL;
+		c = (s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0');
+		if (!c || c > 0xff)
+			return -EINVAL;
+		*out++ = c;
+		s += 4;
+	}
+	*out = '\0';
+	return 0;
+}
+
 /**
  * denywrite_parse_rule - parse one rule line
  * @line: the line, NUL-terminated, without its newline; modified in place
@@ -124,8 +185,9 @@ const char *denywrite_scope_name(u8 scope)
  *
  * The syntax is "SCOPE[,ignore-writers] PATH": SCOPE is exec, lib or all,
  * one run of spaces or tabs follows, and PATH is the rest of the line.  PATH
- * must be absolute, shorter than PATH_MAX, free of control characters and
- * must not end in white space.  Nothing is resolved here.
+ * must be absolute, free of control characters, must not end in white
+ * space, and its escapes (a backslash and three octal digits) must give a
+ * path shorter than PATH_MAX.  Nothing is resolved here.
  *
  * Return: 0, -EINVAL on a syntax error, -ENAMETOOLONG on a too long path.
  */
@@ -153,12 +215,50 @@ int denywrite_parse_rule(char *line, struct denywrite_rule_spec *spec)
 		return -EINVAL;
 
 	len = strlen(path);
-	if (path[0] != '/' || is_blank(path[len - 1]) || has_control_char(path))
+	if (path[0] != '/' || is_blank(path[len - 1]) || has_control_char(path) ||
+	    unescape(path))
 		return -EINVAL;
-	if (len >= PATH_MAX)
+	if (strlen(path) >= PATH_MAX)
 		return -ENAMETOOLONG;
 	spec->path = path;
 	return 0;
+}
+
+/* Text written into a buffer of @size bytes, as snprintf() would. */
+struct text {
+	char *buf;
+	size_t size;
+	size_t len;
+};
+
+static void text_putc(struct text *t, char c)
+{
+	if (t->len + 1 < t->size)
+		t->buf[t->len] = c;
+	t->len++;
+}
+
+static void text_puts(struct text *t, const char *s)
+{
+	while (*s)
+		text_putc(t, *s++);
+}
+
+/* @name, with its control characters, backslashes and last space escaped. */
+static void text_put_name(struct text *t, const char *name)
+{
+	unsigned char c;
+
+	for (; (c = *name); name++) {
+		if (is_control(c) || c == '\\' || (c == ' ' && !name[1])) {
+			text_putc(t, '\\');
+			text_putc(t, '0' + (c >> 6));
+			text_putc(t, '0' + ((c >> 3) & 7));
+			text_putc(t, '0' + (c & 7));
+		} else {
+			text_putc(t, c);
+		}
+	}
 }
 
 /**
@@ -172,71 +272,81 @@ int denywrite_parse_rule(char *line, struct denywrite_rule_spec *spec)
 int denywrite_rule_format(const struct denywrite_rule *rule, char *buf,
 			  size_t size)
 {
-	return snprintf(buf, size, "%s%s %s\n",
-			denywrite_scope_name(rule->scope),
-			rule->flags & DENYWRITE_RULE_IGNORE_WRITERS ?
-				"," DENYWRITE_IGNORE_WRITERS : "",
-			rule->name);
+	struct text t = { .buf = buf, .size = size };
+
+	text_puts(&t, denywrite_scope_name(rule->scope));
+	if (rule->flags & DENYWRITE_RULE_IGNORE_WRITERS)
+		text_puts(&t, "," DENYWRITE_IGNORE_WRITERS);
+	text_putc(&t, ' ');
+	text_put_name(&t, rule->name);
+	text_putc(&t, '\n');
+	if (size)
+		buf[min(t.len, size - 1)] = '\0';
+	return t.len;
 }
 
 static bool rule_is_root(const struct denywrite_rule *rule)
 {
-	return !rule->path.dentry;
+	return !strcmp(rule->name, "/");
 }
 
 /*
- * Resolve the rule's path with the caller's credentials and root.  Objects
- * outside the directory tree (unlinked files, pipes reached through
- * /proc/PID/fd) have no canonical path and are refused.
+ * The name of the object at @path: its absolute path from the root of its
+ * mount namespace, or -ENOENT if no such root reaches it.
  */
-static int rule_init(struct denywrite_rule *rule,
-		     const struct denywrite_rule_spec *spec)
+static int object_name(const struct path *path, char **name)
 {
-	struct path path;
-	char *buf, *name;
-	int err;
+	char *buf, *p;
+	int err = 0;
 
-	err = kern_path(spec->path, LOOKUP_FOLLOW, &path);
-	if (err)
-		return err;
 	buf = kmalloc(PATH_MAX, GFP_KERNEL);
-	if (!buf) {
-		err = -ENOMEM;
-		goto out_put;
-	}
-	name = d_path(&path, buf, PATH_MAX);
-	if (IS_ERR(name)) {
-		err = PTR_ERR(name);
-		goto out_free;
-	}
-	if (name[0] != '/' || d_unlinked(path.dentry)) {
+	if (!buf)
+		return -ENOMEM;
+	p = d_absolute_path(path, buf, PATH_MAX);
+	if (IS_ERR(p)) {
+		err = PTR_ERR(p) == -EINVAL ? -ENOENT : PTR_ERR(p);
+	} else if (p[0] != '/' || d_unlinked(path->dentry)) {
 		err = -ENOENT;
-		goto out_free;
-	}
-	rule->name = kstrdup(name, GFP_KERNEL);
-	if (!rule->name) {
-		err = -ENOMEM;
-		goto out_free;
+	} else {
+		*name = kstrdup(p, GFP_KERNEL);
+		if (!*name)
+			err = -ENOMEM;
 	}
 	kfree(buf);
-	if (strcmp(rule->name, "/"))
-		rule->path = path;
-	else
-		path_put(&path);
+	return err;
+}
+
+/*
+ * Resolve @spec with the caller's credentials and root into @rule.  The
+ * path stays referenced in @pin, for the caller to put once the policy
+ * that holds the rule is published.
+ */
+static int rule_resolve(struct denywrite_rule *rule,
+			const struct denywrite_rule_spec *spec, struct path *pin)
+{
+	int err;
+
+	err = kern_path(spec->path, LOOKUP_FOLLOW, pin);
+	if (err)
+		return err;
+	err = object_name(pin, &rule->name);
+	if (err) {
+		path_put(pin);
+		*pin = (struct path){};
+		return err;
+	}
+	if (!rule_is_root(rule)) {
+		rule->inode = d_inode(pin->dentry);
+		ihold(rule->inode);
+	}
 	rule->scope = spec->scope;
 	rule->flags = spec->flags;
 	return 0;
-
-out_free:
-	kfree(buf);
-out_put:
-	path_put(&path);
-	return err;
 }
 
 static void rule_destroy(struct denywrite_rule *rule)
 {
-	path_put(&rule->path);
+	iput(rule->inode);
 	kfree(rule->name);
 }
 
@@ -246,8 +356,9 @@ static int rule_copy(struct denywrite_rule *dst,
 	dst->name = kstrdup(src->name, GFP_KERNEL);
 	if (!dst->name)
 		return -ENOMEM;
-	dst->path = src->path;
-	path_get(&dst->path);
+	dst->inode = src->inode;
+	if (dst->inode)
+		ihold(dst->inode);
 	dst->scope = src->scope;
 	dst->flags = src->flags;
 	return 0;
@@ -277,8 +388,10 @@ VISIBLE_IF_KUNIT struct denywrite_policy *denywrite_policy_alloc(size_t count)
 /**
  * denywrite_policy_free - free a policy that no reader can see any more
  * @policy: the policy, or NULL
+ *
+ * Context: may sleep (puts the rules' inodes).
  */
-void denywrite_policy_free(struct denywrite_policy *policy)
+VISIBLE_IF_KUNIT void denywrite_policy_free(struct denywrite_policy *policy)
 {
 	size_t i;
 
@@ -290,33 +403,42 @@ void denywrite_policy_free(struct denywrite_policy *policy)
 	kfree(policy);
 }
 
-/* The slot of @dentry in the index: its rule, or the empty slot for it. */
+/* The slot of @inode in the index: its rule, or the empty slot for it. */
 static const struct denywrite_rule **
-index_slot(const struct denywrite_policy *policy, const struct dentry *dentry)
+index_slot(const struct denywrite_policy *policy, const struct inode *inode)
 {
 	u32 mask = (1U << policy->index_bits) - 1;
-	u32 i = hash_ptr(dentry, policy->index_bits);
+	u32 i = hash_ptr(inode, policy->index_bits);
 
-	while (policy->index[i] && policy->index[i]->path.dentry != dentry)
+	while (policy->index[i] && READ_ONCE(policy->index[i]->inode) != inode)
 		i = (i + 1) & mask;
 	return &policy->index[i];
 }
 
 /**
- * denywrite_policy_find - the rule on @dentry itself
+ * denywrite_policy_find - the rule on @dentry's object itself
  * @policy: an indexed policy (see denywrite_policy_finish())
  * @dentry: the object
  *
- * Return: the rule whose object is @dentry, or NULL; never the root rule.
+ * Called under RCU or rename_lock by the walk: does not sleep.
+ *
+ * Return: the rule whose object is @dentry's inode, or NULL; never the
+ * root rule, nor a rule whose filesystem went away.
  */
 VISIBLE_IF_KUNIT const struct denywrite_rule *
 denywrite_policy_find(const struct denywrite_policy *policy,
 		      const struct dentry *dentry)
 {
-	return policy->index ? *index_slot(policy, dentry) : NULL;
+	const struct inode *inode = d_inode_rcu(dentry);
+	const struct denywrite_rule *rule;
+
+	if (!policy->index || !inode)
+		return NULL;
+	rule = *index_slot(policy, inode);
+	return rule && !READ_ONCE(rule->gone) ? rule : NULL;
 }
 
-/* Reject two rules of one canonical name, comparing name hashes first. */
+/* Reject two rules of one name, comparing name hashes first. */
 static int check_names(const struct denywrite_policy *policy)
 {
 	size_t i, j;
@@ -367,8 +489,8 @@ static int policy_digest(struct denywrite_policy *policy)
  * Finds the root rule, builds the index of the others, and computes the
  * scopes and the digest.
  *
- * Return: 0, -EEXIST if two rules name one object or have one canonical
- * name, -ENOMEM.
+ * Return: 0, -EEXIST if two rules name one object or have one name,
+ * -ENOMEM.
  */
 VISIBLE_IF_KUNIT int denywrite_policy_finish(struct denywrite_policy *policy)
 {
@@ -402,7 +524,7 @@ VISIBLE_IF_KUNIT int denywrite_policy_finish(struct denywrite_policy *policy)
 
 		if (rule_is_root(rule))
 			continue;
-		slot = index_slot(policy, rule->path.dentry);
+		slot = index_slot(policy, rule->inode);
 		if (*slot)
 			return -EEXIST;
 		*slot = rule;
@@ -417,49 +539,89 @@ static bool is_blank_line(const char *line)
 	return !*line;
 }
 
-/**
- * denywrite_policy_parse - build a policy from its text
- * @text: NUL-terminated rules, one per line; blank lines are skipped;
- *        modified in place
- *
- * Every PATH is resolved with the caller's credentials and root.  Two rules
- * for one object, or with one canonical name, are refused.
- *
- * Return: the new, unpublished policy, or an ERR_PTR(): -EINVAL for a
- * syntax error or a duplicate, -ENOENT (or another lookup error) for a path
- * that cannot be resolved, -E2BIG for too many rules, -ENOMEM.
+/* Put the paths a change resolved, once it is published (or failed). */
+static void pins_put(struct path *pins, size_t count)
+{
+	size_t i;
+
+	for (i = 0; i < count; i++)
+		path_put(&pins[i]);
+	kfree(pins);
+}
+
+/*
+ * Build a policy from its text, and the paths it resolved: see
+ * denywrite_policy_load().  *@pins holds *@count paths to put.
  */
-struct denywrite_policy *denywrite_policy_parse(char *text)
+static struct denywrite_policy *policy_parse(char *text, struct path **pins,
+					     size_t *count)
 {
 	struct denywrite_policy *policy;
 	struct denywrite_rule_spec spec;
-	size_t lines = 1, filled = 0;
-	char *line;
+	size_t lines = 0, filled = 0;
+	char *line, *rest;
 	int err = 0;
 
-	for (line = text; (line = strchr(line, '\n')); line++)
-		lines++;
+	*pins = NULL;
+	*count = 0;
+	for (rest = text; (line = rest);) {
+		rest = strchr(line, '\n');
+		if (rest)
+			*rest = '\0';
+		lines += !is_blank_line(line);
+		if (rest)
+			*rest++ = '\n';
+	}
 	policy = denywrite_policy_alloc(lines);
 	if (IS_ERR(policy))
 		return policy;
-
+	*pins = kcalloc(lines, sizeof(**pins), GFP_KERNEL);
+	if (lines && !*pins) {
+		kfree(policy);
+		return ERR_PTR(-ENOMEM);
+	}
 	while ((line = strsep(&text, "\n"))) {
 		if (is_blank_line(line))
 			continue;
 		err = denywrite_parse_rule(line, &spec);
 		if (!err)
-			err = rule_init(&policy->rules[filled], &spec);
+			err = rule_resolve(&policy->rules[filled], &spec,
+					   &(*pins)[filled]);
 		if (err)
 			break;
 		filled++;
 	}
 	policy->count = filled;
+	*count = filled;
 	if (!err)
 		err = denywrite_policy_finish(policy);
 	if (err) {
 		denywrite_policy_free(policy);
+		pins_put(*pins, filled);
+		*pins = NULL;
+		*count = 0;
 		return ERR_PTR(err == -EEXIST ? -EINVAL : err);
 	}
+	return policy;
+}
+
+/**
+ * denywrite_policy_parse - build a policy from its text
+ * @text: NUL-terminated rules, one per line; modified in place
+ *
+ * As denywrite_policy_load() parses, without publishing: for the tests.
+ *
+ * Return: the new, unpublished policy, or an ERR_PTR().
+ */
+VISIBLE_IF_KUNIT struct denywrite_policy *denywrite_policy_parse(char *text)
+{
+	struct denywrite_policy *policy;
+	struct path *pins;
+	size_t count;
+
+	policy = policy_parse(text, &pins, &count);
+	if (!IS_ERR(policy))
+		pins_put(pins, count);
 	return policy;
 }
 
@@ -481,7 +643,6 @@ static struct denywrite_policy *policy_locked(void)
 					 lockdep_is_held(&denywrite_policy_mutex));
 }
 
-/* Publish @policy, wait for readers of the old one, free it. */
 /* The value of denywrite_policy_root_now for @policy. */
 static u16 policy_root_alone(const struct denywrite_policy *policy)
 {
@@ -491,8 +652,34 @@ static u16 policy_root_alone(const struct denywrite_policy *policy)
 	       policy->root->flags << 8;
 }
 
+/* Note in @ch the policy in force now. */
+static void change_note_locked(struct denywrite_policy_change *ch)
+{
+	const struct denywrite_policy *policy = policy_locked();
+	static const u8 empty[SHA256_DIGEST_SIZE] = {
+		0xe3, 0xb0, 0xc4, 0x42, 0x98, 0xfc, 0x1c, 0x14,
+		0x9a, 0xfb, 0xf4, 0xc8, 0x99, 0x6f, 0xb9, 0x24,
+		0x27, 0xae, 0x41, 0xe4, 0x64, 0x9b, 0x93, 0x4c,
+		0xa4, 0x95, 0x99, 0x1b, 0x78, 0x52, 0xb8, 0x55,
+	};
+
+	ch->count = policy ? policy->count : 0;
+	memcpy(ch->sha256, policy ? policy->sha256 : empty, sizeof(ch->sha256));
+}
+
+/* A change that failed before it took the lock: the policy is as it was. */
+static int change_failed(struct denywrite_policy_change *ch, int err)
+{
+	mutex_lock(&denywrite_policy_mutex);
+	change_note_locked(ch);
+	ch->old_count = ch->count;
+	mutex_unlock(&denywrite_policy_mutex);
+	return err;
+}
+
+/* Publish @policy, wait for readers of the old one, free it. */
 static void policy_swap_locked(struct denywrite_policy *policy,
-			       size_t *old_count)
+			       struct denywrite_policy_change *ch)
 {
 	struct denywrite_policy *old;
 
@@ -501,7 +688,10 @@ static void policy_swap_locked(struct denywrite_policy *policy,
 				  lockdep_is_held(&denywrite_policy_mutex));
 	WRITE_ONCE(denywrite_policy_scopes_now, policy ? policy->scopes : 0);
 	WRITE_ONCE(denywrite_policy_root_now, policy_root_alone(policy));
-	*old_count = old ? old->count : 0;
+	ch->old_count = old ? old->count : 0;
+	change_note_locked(ch);
+	if (!old)
+		return;
 	synchronize_srcu(&denywrite_policy_srcu);
 	denywrite_policy_free(old);
 }
@@ -511,48 +701,85 @@ static void policy_swap_locked(struct denywrite_policy *policy,
  * making it), and publish it; freed if it cannot be indexed.
  */
 static int policy_publish_locked(struct denywrite_policy *policy,
-				 size_t *old_count)
+				 struct denywrite_policy_change *ch)
 {
-	int err;
+	int err = PTR_ERR_OR_ZERO(policy);
 
-	if (IS_ERR(policy))
-		return PTR_ERR(policy);
-	err = denywrite_policy_finish(policy);
-	if (err)
-		denywrite_policy_free(policy);
-	else
-		policy_swap_locked(policy, old_count);
+	if (!err) {
+		err = denywrite_policy_finish(policy);
+		if (err)
+			denywrite_policy_free(policy);
+		else
+			policy_swap_locked(policy, ch);
+	}
+	if (err) {
+		change_note_locked(ch);
+		ch->old_count = ch->count;
+	}
 	return err;
 }
 
-/**
- * denywrite_policy_replace - publish a new policy, replacing the whole set
- * @policy: from denywrite_policy_parse(); ownership passes to the caller's
- *          successor, the old policy is freed after readers are done
- * @old_count: set to the number of rules of the old policy
- */
-void denywrite_policy_replace(struct denywrite_policy *policy,
-			      size_t *old_count)
+static void gone_clear_locked(void)
 {
-	mutex_lock(&denywrite_policy_mutex);
-	policy_swap_locked(policy, old_count);
-	mutex_unlock(&denywrite_policy_mutex);
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(gone); i++) {
+		kfree(gone[i]);
+		gone[i] = NULL;
+	}
+	gone_count = 0;
 }
 
-/* A copy of @old without @skip and with @extra zeroed rules at the end. */
+/**
+ * denywrite_policy_load - replace the whole policy
+ * @text: NUL-terminated rules, one per line; blank lines are skipped;
+ *        modified in place
+ * @ch: set to what the change did
+ *
+ * Every PATH is resolved with the caller's credentials and root, before
+ * any lock is taken.  The list of gone rules starts afresh.
+ *
+ * Return: 0, -EINVAL for a syntax error or two rules for one object or of
+ * one name, -ENOENT (or another lookup error) for a path that cannot be
+ * resolved or has no name, -E2BIG for more than DENYWRITE_MAX_RULES rules,
+ * -ENOMEM.
+ */
+int denywrite_policy_load(char *text, struct denywrite_policy_change *ch)
+{
+	struct denywrite_policy *policy;
+	struct path *pins;
+	size_t count;
+
+	policy = policy_parse(text, &pins, &count);
+	if (IS_ERR(policy))
+		return change_failed(ch, PTR_ERR(policy));
+	mutex_lock(&denywrite_policy_mutex);
+	policy_swap_locked(policy, ch);
+	gone_clear_locked();
+	mutex_unlock(&denywrite_policy_mutex);
+	pins_put(pins, count);
+	return 0;
+}
+
+/*
+ * A copy of @old without @skip and without the rules that are gone, with
+ * @extra zeroed rules at the end.
+ */
 static struct denywrite_policy *
 policy_copy_except(const struct denywrite_policy *old, size_t extra,
 		   const struct denywrite_rule *skip)
 {
-	size_t count = old ? old->count : 0;
+	size_t count = old ? old->count : 0, kept = 0;
 	struct denywrite_policy *policy;
 	size_t i, j = 0;
 
-	policy = denywrite_policy_alloc(count + extra - !!skip);
+	for (i = 0; i < count; i++)
+		kept += &old->rules[i] != skip && !old->rules[i].gone;
+	policy = denywrite_policy_alloc(kept + extra);
 	if (IS_ERR(policy))
 		return policy;
 	for (i = 0; i < count; i++) {
-		if (&old->rules[i] == skip)
+		if (&old->rules[i] == skip || old->rules[i].gone)
 			continue;
 		if (rule_copy(&policy->rules[j++], &old->rules[i])) {
 			denywrite_policy_free(policy);
@@ -565,24 +792,24 @@ policy_copy_except(const struct denywrite_policy *old, size_t extra,
 /**
  * denywrite_policy_add - add one rule to the published policy
  * @line: one rule line, NUL-terminated; modified in place
- * @old_count: set to the number of rules before
+ * @ch: set to what the change did
  *
- * Return: 0, -EEXIST if a rule for the same object or with the same
- * canonical name exists, or the errors of denywrite_policy_parse().
+ * Return: 0, -EEXIST if a rule for the same object or with the same name
+ * exists, or the errors of denywrite_policy_load().
  */
-int denywrite_policy_add(char *line, size_t *old_count)
+int denywrite_policy_add(char *line, struct denywrite_policy_change *ch)
 {
 	struct denywrite_policy *policy;
 	struct denywrite_rule_spec spec;
 	struct denywrite_rule rule = {};
+	struct path pin = {};
 	int err;
 
 	err = denywrite_parse_rule(line, &spec);
+	if (!err)
+		err = rule_resolve(&rule, &spec, &pin);
 	if (err)
-		return err;
-	err = rule_init(&rule, &spec);
-	if (err)
-		return err;
+		return change_failed(ch, err);
 
 	mutex_lock(&denywrite_policy_mutex);
 	policy = policy_copy_except(policy_locked(), 1, NULL);
@@ -590,40 +817,226 @@ int denywrite_policy_add(char *line, size_t *old_count)
 		policy->rules[policy->count - 1] = rule;
 		rule = (struct denywrite_rule){};
 	}
-	err = policy_publish_locked(policy, old_count);
+	err = policy_publish_locked(policy, ch);
 	mutex_unlock(&denywrite_policy_mutex);
 	rule_destroy(&rule);
+	path_put(&pin);
 	return err;
 }
 
 /**
- * denywrite_policy_del - remove the rule printed with PATH @name
- * @name: the canonical path, exactly as the rules file shows it
- * @old_count: set to the number of rules before
+ * denywrite_policy_del - remove one rule of the published policy
+ * @text: a PATH as the rules file prints it (escaped); modified in place
+ * @ch: set to what the change did
  *
- * Return: 0, -ENOENT if no rule has that path, -ENOMEM.
+ * The rule on the object that PATH resolves to, with the caller's
+ * credentials and root; else the rule named PATH (its object may be gone,
+ * or moved).
+ *
+ * Return: 0, -ENOENT if there is no such rule, -EINVAL for a bad escape,
+ * -ENOMEM.
  */
-int denywrite_policy_del(char *name, size_t *old_count)
+int denywrite_policy_del(char *text, struct denywrite_policy_change *ch)
 {
 	const struct denywrite_rule *victim = NULL;
 	struct denywrite_policy *old, *policy;
+	const struct inode *inode = NULL;
+	struct path path = {};
+	bool root = false;
+	char *name = NULL;
 	int err = 0;
 	size_t i;
 
+	if (unescape(text))
+		return change_failed(ch, -EINVAL);
+	if (text[0] == '/' && !kern_path(text, LOOKUP_FOLLOW, &path)) {
+		if (!object_name(&path, &name)) {
+			root = !strcmp(name, "/");
+			inode = d_inode(path.dentry);
+			kfree(name);
+		}
+	}
+
 	mutex_lock(&denywrite_policy_mutex);
 	old = policy_locked();
-	for (i = 0; old && i < old->count && !victim; i++)
-		if (!strcmp(old->rules[i].name, name))
-			victim = &old->rules[i];
-	if (!victim) {
-		err = -ENOENT;
-		goto out_unlock;
+	for (i = 0; old && i < old->count && !victim; i++) {
+		const struct denywrite_rule *rule = &old->rules[i];
+
+		if (inode && !rule->gone &&
+		    (root ? rule_is_root(rule) : rule->inode == inode))
+			victim = rule;
 	}
-	policy = policy_copy_except(old, 0, victim);
-	err = policy_publish_locked(policy, old_count);
-out_unlock:
+	for (i = 0; old && i < old->count && !victim; i++)
+		if (!old->rules[i].gone && !strcmp(old->rules[i].name, text))
+			victim = &old->rules[i];
+	if (victim) {
+		policy = policy_copy_except(old, 0, victim);
+		err = policy_publish_locked(policy, ch);
+	} else {
+		err = -ENOENT;
+		change_note_locked(ch);
+		ch->old_count = ch->count;
+	}
 	mutex_unlock(&denywrite_policy_mutex);
+	path_put(&path);
 	return err;
+}
+
+/* Is @rule on @sb, and still there? */
+static bool rule_on(const struct denywrite_rule *rule,
+		    const struct super_block *sb)
+{
+	const struct inode *inode = READ_ONCE(rule->inode);
+
+	return inode && inode->i_sb == sb && !READ_ONCE(rule->gone);
+}
+
+/* Has the published policy a rule on @sb? */
+static bool policy_has_rules_on(const struct super_block *sb)
+{
+	const struct denywrite_policy *policy;
+	bool found = false;
+	size_t i;
+	int idx;
+
+	idx = srcu_read_lock(&denywrite_policy_srcu);
+	policy = denywrite_policy_current();
+	for (i = 0; policy && i < policy->count && !found; i++)
+		found = rule_on(&policy->rules[i], sb);
+	srcu_read_unlock(&denywrite_policy_srcu, idx);
+	return found;
+}
+
+/* Keep @rule's line in the gone list. */
+static void gone_add_locked(const struct denywrite_rule *rule)
+{
+	size_t slot = gone_count++ % DENYWRITE_GONE_MAX;
+	int len = denywrite_rule_format(rule, NULL, 0);
+
+	kfree(gone[slot]);
+	gone[slot] = kmalloc(len + 1, GFP_KERNEL);
+	if (gone[slot])
+		denywrite_rule_format(rule, gone[slot], len + 1);
+}
+
+/**
+ * denywrite_policy_unmount - remove the rules on a filesystem going away
+ * @sb: the filesystem, being shut down (sb_delete)
+ * @ch: set to what the change did, if it removed any rule
+ *
+ * A rule references only its object's inode, so its filesystem can be
+ * unmounted; the inode must be put before the filesystem is gone.  The
+ * rules on @sb are marked gone first, so that no lookup matches them once
+ * their inodes are free, then a policy without them is published (or,
+ * if it cannot be made, the inodes are put once no lookup can use them).
+ * They are listed in the gone file until the next load.
+ *
+ * Return: the number of rules removed.
+ */
+int denywrite_policy_unmount(struct super_block *sb,
+			     struct denywrite_policy_change *ch)
+{
+	struct denywrite_policy *old, *policy;
+	int removed = 0;
+	size_t i;
+
+	/* A change publishes its rules before it lets their mounts go. */
+	if (!policy_has_rules_on(sb))
+		return 0;
+	mutex_lock(&denywrite_policy_mutex);
+	old = policy_locked();
+	for (i = 0; old && i < old->count; i++) {
+		struct denywrite_rule *rule = &old->rules[i];
+
+		if (!rule_on(rule, sb))
+			continue;
+		WRITE_ONCE(rule->gone, true);
+		gone_add_locked(rule);
+		removed++;
+	}
+	policy = policy_copy_except(old, 0, NULL);
+	if (!IS_ERR(policy) && !denywrite_policy_finish(policy)) {
+		policy_swap_locked(policy, ch);
+	} else {
+		if (!IS_ERR(policy))
+			denywrite_policy_free(policy);
+		change_note_locked(ch);
+		ch->old_count = ch->count;
+		synchronize_srcu(&denywrite_policy_srcu);
+		for (i = 0; i < old->count; i++) {
+			struct denywrite_rule *rule = &old->rules[i];
+
+			if (rule->gone && rule->inode &&
+			    rule->inode->i_sb == sb) {
+				iput(rule->inode);
+				WRITE_ONCE(rule->inode, NULL);
+			}
+		}
+	}
+	mutex_unlock(&denywrite_policy_mutex);
+	return removed;
+}
+
+/**
+ * denywrite_policy_gone_show - print the rules unmounts removed
+ * @m: where to print, in the rules syntax, the oldest first
+ *
+ * The newest DENYWRITE_GONE_MAX since the last load.
+ */
+void denywrite_policy_gone_show(struct seq_file *m)
+{
+	size_t i, n;
+
+	mutex_lock(&denywrite_policy_mutex);
+	n = min_t(size_t, gone_count, DENYWRITE_GONE_MAX);
+	for (i = gone_count - n; i < gone_count; i++)
+		if (gone[i % DENYWRITE_GONE_MAX])
+			seq_puts(m, gone[i % DENYWRITE_GONE_MAX]);
+	mutex_unlock(&denywrite_policy_mutex);
+}
+
+/**
+ * denywrite_policy_gone_count - how many rules unmounts removed
+ *
+ * Return: their number since the last load.
+ */
+size_t denywrite_policy_gone_count(void)
+{
+	size_t n;
+
+	mutex_lock(&denywrite_policy_mutex);
+	n = gone_count;
+	mutex_unlock(&denywrite_policy_mutex);
+	return n;
+}
+
+/**
+ * denywrite_policy_classic - publish the classic policy, "exec /"
+ *
+ * The root rule names no object: this needs no root mounted, and runs when
+ * the LSM is initialised, before the first exec.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int __init denywrite_policy_classic(void)
+{
+	struct denywrite_policy *policy = denywrite_policy_alloc(1);
+	struct denywrite_policy_change ch;
+	int err;
+
+	if (IS_ERR(policy))
+		return PTR_ERR(policy);
+	policy->rules[0].name = kstrdup("/", GFP_KERNEL);
+	policy->rules[0].scope = DENYWRITE_SCOPE_EXEC;
+	err = policy->rules[0].name ? denywrite_policy_finish(policy) : -ENOMEM;
+	if (err) {
+		denywrite_policy_free(policy);
+		return err;
+	}
+	mutex_lock(&denywrite_policy_mutex);
+	policy_swap_locked(policy, &ch);
+	mutex_unlock(&denywrite_policy_mutex);
+	return 0;
 }
 
 /*

@@ -7,7 +7,9 @@
 #define _SECURITY_DENYWRITE_POLICY_H
 
 #include <linux/bits.h>
+#include <linux/fs.h>
 #include <linux/path.h>
+#include <linux/seq_file.h>
 #include <linux/srcu.h>
 #include <linux/types.h>
 
@@ -23,12 +25,17 @@
 #define DENYWRITE_POLICY_MAX	65536
 /* Upper bound on the number of rules in a policy. */
 #define DENYWRITE_MAX_RULES	1024
-/* Longest line of the rules file: scope, option, blank, path, newline. */
-#define DENYWRITE_RULE_LINE_MAX	(PATH_MAX + 32)
+/*
+ * Longest line of the rules file: scope, option, blank, a path whose every
+ * byte may be escaped (four bytes each), newline.
+ */
+#define DENYWRITE_RULE_LINE_MAX	(4 * PATH_MAX + 32)
+/* The rules an unmount removed that the gone file lists, the newest. */
+#define DENYWRITE_GONE_MAX	64
 
 /**
  * struct denywrite_rule_spec - one parsed rule line, not yet resolved
- * @path: the PATH field, pointing into the parsed line
+ * @path: the PATH field, unescaped, pointing into the parsed line
  * @scope: DENYWRITE_SCOPE_* bits
  * @flags: DENYWRITE_RULE_* bits
  */
@@ -40,23 +47,30 @@ struct denywrite_rule_spec {
 
 /**
  * struct denywrite_rule - a rule of a policy
- * @path: the object the rule covers, pinned (with its mount) for the rule's
- *        lifetime; empty for the root rule, which covers every file
- * @name: the canonical path, as the rule is printed; "/" for the root rule
+ * @inode: the object the rule covers, referenced for the rule's lifetime
+ *         (not its dentry nor its mount: a rule never keeps a filesystem
+ *         from being unmounted, see denywrite_policy_unmount()); NULL for
+ *         the root rule, which covers every file
+ * @name: the object's absolute path when the rule was made, as
+ *        d_absolute_path() gives it (the same whatever chroot or mount
+ *        namespace the writer was in), unescaped; "/" for the root rule
  * @scope: DENYWRITE_SCOPE_* bits
  * @flags: DENYWRITE_RULE_* bits
+ * @gone: its filesystem went away: it matches nothing (set under the policy
+ *        mutex, read by lookups)
  */
 struct denywrite_rule {
-	struct path path;
+	struct inode *inode;
 	char *name;
 	u8 scope;
 	u8 flags;
+	bool gone;
 };
 
 /**
  * struct denywrite_policy - an immutable set of rules
  * @root: the root rule, or NULL
- * @index: the other rules, by the address of their dentry: an open
+ * @index: the other rules, by the address of their inode: an open
  *         addressing hash table of 1 << @index_bits slots, at most half full
  * @index_bits: log2 of the number of slots of @index
  * @scopes: union of the rules' scopes
@@ -66,8 +80,8 @@ struct denywrite_rule {
  * @count: number of rules
  * @rules: the rules, in the order they were given
  *
- * A policy is never changed once published: writers build a new one and
- * swap it in (see denywrite_policy_replace()), readers use it inside
+ * A policy is never changed once published (but for the @gone mark of its
+ * rules): writers build a new one and swap it in, readers use it inside
  * denywrite_policy_srcu read-side critical sections.  SRCU rather than RCU
  * because a lookup may sleep (see denywrite_policy_walk()).
  */
@@ -80,6 +94,20 @@ struct denywrite_policy {
 	u8 sha256[32];
 	size_t count;
 	struct denywrite_rule rules[] __counted_by(count);
+};
+
+/**
+ * struct denywrite_policy_change - what a change of the policy did
+ * @old_count: the number of rules before
+ * @count: the number of rules after (before, if it failed)
+ * @sha256: the digest of the policy in force after it
+ *
+ * Noted when the change is published, for its audit record.
+ */
+struct denywrite_policy_change {
+	size_t old_count;
+	size_t count;
+	u8 sha256[32];
 };
 
 extern struct srcu_struct denywrite_policy_srcu;
@@ -167,22 +195,26 @@ denywrite_policy_match(const struct denywrite_policy *policy,
 }
 
 int denywrite_parse_rule(char *line, struct denywrite_rule_spec *spec);
-struct denywrite_policy *denywrite_policy_parse(char *text);
-struct denywrite_policy *denywrite_policy_current(void);
-void denywrite_policy_replace(struct denywrite_policy *policy,
-			      size_t *old_count);
-void denywrite_policy_free(struct denywrite_policy *policy);
-int denywrite_policy_add(char *line, size_t *old_count);
-int denywrite_policy_del(char *name, size_t *old_count);
+int denywrite_rule_format(const struct denywrite_rule *rule, char *buf,
+			  size_t size);
 const char *denywrite_scope_name(u8 scope);
+struct denywrite_policy *denywrite_policy_current(void);
+int denywrite_policy_load(char *text, struct denywrite_policy_change *ch);
+int denywrite_policy_add(char *line, struct denywrite_policy_change *ch);
+int denywrite_policy_del(char *text, struct denywrite_policy_change *ch);
+int denywrite_policy_unmount(struct super_block *sb,
+			     struct denywrite_policy_change *ch);
+int denywrite_policy_classic(void);
+void denywrite_policy_gone_show(struct seq_file *m);
+size_t denywrite_policy_gone_count(void);
 #if IS_ENABLED(CONFIG_KUNIT)
 struct denywrite_policy *denywrite_policy_alloc(size_t count);
 int denywrite_policy_finish(struct denywrite_policy *policy);
+void denywrite_policy_free(struct denywrite_policy *policy);
+struct denywrite_policy *denywrite_policy_parse(char *text);
 const struct denywrite_rule *
 denywrite_policy_find(const struct denywrite_policy *policy,
 		      const struct dentry *dentry);
 #endif
-int denywrite_rule_format(const struct denywrite_rule *rule, char *buf,
-			  size_t size);
 
 #endif /* _SECURITY_DENYWRITE_POLICY_H */

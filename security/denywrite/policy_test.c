@@ -4,6 +4,7 @@
  */
 
 #include <kunit/test.h>
+#include <linux/dcache.h>
 #include <linux/err.h>
 #include <linux/limits.h>
 #include <linux/slab.h>
@@ -41,6 +42,46 @@ static void parse_rule_valid(struct kunit *test)
 			0);
 	KUNIT_EXPECT_EQ(test, spec.flags, DENYWRITE_RULE_IGNORE_WRITERS);
 	KUNIT_EXPECT_STREQ(test, spec.path, "/a b");
+}
+
+/* A backslash and three octal digits are one byte of the path. */
+static void parse_rule_escapes(struct kunit *test)
+{
+	static const char *const bad[] = {
+		"exec /a\\", "exec /a\\9", "exec /a\\12", "exec /a\\000",
+		"exec /a\\400", "exec /a\\x41", "exec \\057a",
+	};
+	struct denywrite_rule_spec spec;
+	size_t i;
+
+	KUNIT_EXPECT_EQ(test, parse(test, "exec /a\\011b\\134\\040", &spec), 0);
+	KUNIT_EXPECT_STREQ(test, spec.path, "/a\tb\\ ");
+	KUNIT_EXPECT_EQ(test, parse(test, "lib /\\303\\251t\\351", &spec), 0);
+	KUNIT_EXPECT_STREQ(test, spec.path, "/\xc3\xa9t\xe9");
+	for (i = 0; i < ARRAY_SIZE(bad); i++)
+		KUNIT_EXPECT_EQ_MSG(test, parse(test, bad[i], &spec), -EINVAL,
+				    "line \"%s\"", bad[i]);
+}
+
+/* What the rules file prints, the parser reads back as it was. */
+static void rule_format_escapes(struct kunit *test)
+{
+	struct denywrite_rule rule = {
+		.name = "/a\tb\\c\n ", .scope = DENYWRITE_SCOPE_LIB,
+	};
+	struct denywrite_rule_spec spec;
+	char line[64];
+	int len;
+
+	len = denywrite_rule_format(&rule, line, sizeof(line));
+	KUNIT_EXPECT_STREQ(test, line, "lib /a\\011b\\134c\\012\\040\n");
+	KUNIT_EXPECT_EQ(test, len, strlen(line));
+	line[len - 1] = '\0';
+	KUNIT_EXPECT_EQ(test, denywrite_parse_rule(line, &spec), 0);
+	KUNIT_EXPECT_STREQ(test, spec.path, rule.name);
+	/* Cut short as snprintf() would, with the length it wanted. */
+	KUNIT_EXPECT_EQ(test, denywrite_rule_format(&rule, line, 8), len);
+	KUNIT_EXPECT_STREQ(test, line, "lib /a\\");
 }
 
 static void parse_rule_invalid(struct kunit *test)
@@ -117,7 +158,7 @@ static void policy_valid_and_formatted(struct kunit *test)
 	denywrite_policy_free(p);
 }
 
-/* "/" is the root rule: it pins nothing and needs no walk. */
+/* "/" is the root rule: it holds nothing and needs no walk. */
 static void policy_root_rule(struct kunit *test)
 {
 	struct denywrite_policy *p;
@@ -125,8 +166,7 @@ static void policy_root_rule(struct kunit *test)
 	p = policy(test, "exec /");
 	KUNIT_ASSERT_FALSE(test, IS_ERR(p));
 	KUNIT_EXPECT_PTR_EQ(test, p->root, &p->rules[0]);
-	KUNIT_EXPECT_NULL(test, p->rules[0].path.dentry);
-	KUNIT_EXPECT_NULL(test, p->rules[0].path.mnt);
+	KUNIT_EXPECT_NULL(test, p->rules[0].inode);
 	KUNIT_EXPECT_EQ(test, p->scopes, DENYWRITE_SCOPE_EXEC);
 	KUNIT_EXPECT_EQ(test, p->walk_scopes, 0);
 	KUNIT_EXPECT_NULL(test, p->index);
@@ -163,12 +203,31 @@ static void policy_too_many_rules(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, PTR_ERR_OR_ZERO(p), -E2BIG);
 }
 
+/* Blank lines are no rules: they do not count toward the limit. */
+static void policy_blank_lines_do_not_count(struct kunit *test)
+{
+	size_t n = DENYWRITE_MAX_RULES + 100, i;
+	char *text = kunit_kzalloc(test, 3 * n + 8, GFP_KERNEL);
+	struct denywrite_policy *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, text);
+	for (i = 0; i < n; i++)
+		strcat(text, i % 2 ? "\n" : " \t\n");
+	strcat(text, "exec /");
+	p = denywrite_policy_parse(text);
+	KUNIT_ASSERT_FALSE(test, IS_ERR(p));
+	KUNIT_EXPECT_EQ(test, p->count, 1);
+	denywrite_policy_free(p);
+}
+
 /*
- * A policy of @n rules on distinct fake dentries, named /r<i>, exec and lib
- * in turn, indexed; it must go through free_fake().
+ * A policy of @n rules on distinct fake inodes, the d_inode of
+ * @dentries[i], named /r<i>, exec and lib in turn; it must go through
+ * free_fake().
  */
 static struct denywrite_policy *fake_policy(struct kunit *test, size_t n,
-					    char *objects)
+					    struct dentry *dentries,
+					    char *inodes)
 {
 	struct denywrite_policy *p = denywrite_policy_alloc(n);
 	size_t i;
@@ -177,7 +236,8 @@ static struct denywrite_policy *fake_policy(struct kunit *test, size_t n,
 	for (i = 0; i < n; i++) {
 		struct denywrite_rule *r = &p->rules[i];
 
-		r->path.dentry = (struct dentry *)(objects + i * 64);
+		r->inode = (struct inode *)(inodes + i * 64);
+		dentries[i].d_inode = r->inode;
 		r->name = kasprintf(GFP_KERNEL, "/r%zu", i);
 		KUNIT_ASSERT_NOT_NULL(test, r->name);
 		r->scope = i % 2 ? DENYWRITE_SCOPE_LIB : DENYWRITE_SCOPE_EXEC;
@@ -190,7 +250,7 @@ static void free_fake(struct denywrite_policy *p)
 	size_t i;
 
 	for (i = 0; i < p->count; i++)
-		p->rules[i].path = (struct path){};
+		p->rules[i].inode = NULL;
 	denywrite_policy_free(p);
 }
 
@@ -198,36 +258,44 @@ static void free_fake(struct denywrite_policy *p)
 static void policy_index_finds_every_rule(struct kunit *test)
 {
 	size_t n = DENYWRITE_MAX_RULES, i;
-	char *objects = kunit_kzalloc(test, (n + 1) * 64, GFP_KERNEL);
+	struct dentry *dentries = kunit_kcalloc(test, n + 1, sizeof(*dentries),
+						GFP_KERNEL);
+	char *inodes = kunit_kzalloc(test, (n + 1) * 64, GFP_KERNEL);
 	struct denywrite_policy *p;
 
-	KUNIT_ASSERT_NOT_NULL(test, objects);
-	p = fake_policy(test, n, objects);
+	KUNIT_ASSERT_NOT_NULL(test, dentries);
+	KUNIT_ASSERT_NOT_NULL(test, inodes);
+	p = fake_policy(test, n, dentries, inodes);
 	KUNIT_ASSERT_EQ(test, denywrite_policy_finish(p), 0);
 	KUNIT_EXPECT_EQ(test, p->walk_scopes, DENYWRITE_SCOPE_ALL);
 	KUNIT_EXPECT_GE(test, 1UL << p->index_bits, 2 * n);
 	for (i = 0; i < n; i++)
-		KUNIT_EXPECT_PTR_EQ(test,
-				    denywrite_policy_find(p, p->rules[i].path.dentry),
+		KUNIT_EXPECT_PTR_EQ(test, denywrite_policy_find(p, &dentries[i]),
 				    &p->rules[i]);
-	KUNIT_EXPECT_NULL(test, denywrite_policy_find(p, (struct dentry *)
-						      (objects + n * 64)));
+	dentries[n].d_inode = (struct inode *)(inodes + n * 64);
+	KUNIT_EXPECT_NULL(test, denywrite_policy_find(p, &dentries[n]));
+	/* A rule whose filesystem went away matches nothing. */
+	p->rules[0].gone = true;
+	KUNIT_EXPECT_NULL(test, denywrite_policy_find(p, &dentries[0]));
 	free_fake(p);
 }
 
 /* Two rules for one object, or of one name, are refused. */
 static void policy_index_refuses_duplicates(struct kunit *test)
 {
-	char *objects = kunit_kzalloc(test, 4 * 64, GFP_KERNEL);
+	struct dentry *dentries = kunit_kcalloc(test, 3, sizeof(*dentries),
+						GFP_KERNEL);
+	char *inodes = kunit_kzalloc(test, 4 * 64, GFP_KERNEL);
 	struct denywrite_policy *p;
 
-	KUNIT_ASSERT_NOT_NULL(test, objects);
-	p = fake_policy(test, 3, objects);
-	p->rules[2].path.dentry = p->rules[0].path.dentry;
+	KUNIT_ASSERT_NOT_NULL(test, dentries);
+	KUNIT_ASSERT_NOT_NULL(test, inodes);
+	p = fake_policy(test, 3, dentries, inodes);
+	p->rules[2].inode = p->rules[0].inode;
 	KUNIT_EXPECT_EQ(test, denywrite_policy_finish(p), -EEXIST);
 	free_fake(p);
 
-	p = fake_policy(test, 3, objects);
+	p = fake_policy(test, 3, dentries, inodes);
 	strscpy(p->rules[2].name, "/r1", 4);
 	KUNIT_EXPECT_EQ(test, denywrite_policy_finish(p), -EEXIST);
 	free_fake(p);
@@ -237,6 +305,8 @@ static struct kunit_case denywrite_policy_cases[] = {
 	KUNIT_CASE(parse_rule_valid),
 	KUNIT_CASE(parse_rule_invalid),
 	KUNIT_CASE(parse_rule_path_length),
+	KUNIT_CASE(parse_rule_escapes),
+	KUNIT_CASE(rule_format_escapes),
 	KUNIT_CASE(policy_empty),
 	KUNIT_CASE(policy_valid_and_formatted),
 	KUNIT_CASE(policy_root_rule),
@@ -244,6 +314,7 @@ static struct kunit_case denywrite_policy_cases[] = {
 	KUNIT_CASE(policy_index_refuses_duplicates),
 	KUNIT_CASE(policy_errors_change_nothing),
 	KUNIT_CASE(policy_too_many_rules),
+	KUNIT_CASE(policy_blank_lines_do_not_count),
 	{}
 };
 

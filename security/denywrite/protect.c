@@ -48,7 +48,12 @@
 #include <linux/dcache.h>
 #include <linux/fs.h>
 #include <linux/rhashtable.h>
+#include <linux/hash.h>
+#include <linux/mm.h>
 #include <linux/sched.h>
+#include <linux/shmem_fs.h>
+#include <linux/spinlock.h>
+#include <linux/xarray.h>
 #include <linux/slab.h>
 #include <kunit/visibility.h>
 
@@ -62,8 +67,14 @@
  * dropped when exec maps it as the ELF interpreter.
  */
 #define HOLD_TRANSIENT	1
+/*
+ * Taken by a mapping whose syscall has not returned yet: dropped if the
+ * mapping is not there when it returns (see denywrite_mapping_end()).
+ */
+#define HOLD_PENDING	2
 /* The HOLD_* bits, in the low bits of a slot beside the file pointer. */
-#define HOLD_FLAGS	(BIT(HOLD_CHECKED) | BIT(HOLD_TRANSIENT))
+#define HOLD_FLAGS	(BIT(HOLD_CHECKED) | BIT(HOLD_TRANSIENT) | \
+			 BIT(HOLD_PENDING))
 
 /**
  * struct denywrite_hold - a file that holds its inodes, in the holds table
@@ -137,8 +148,9 @@ static bool tracking_on(void)
  * found free a moment later); both are dropped when the file is released,
  * and the file is held, as it should be, until then.  A record is changed
  * only by the threads that protect its file, with atomic bit operations,
- * and removed only when its file is released or, for a transient hold, by
- * the exec that opened the file for itself.
+ * and removed only when its file is released, for a transient hold by the
+ * exec that opened the file for itself, and for a pending hold when the
+ * mapping that took it ends without it (denywrite_mapping_end()).
  */
 
 /*
@@ -157,12 +169,26 @@ static void hold_inodes(struct file *file, const struct inode *inodes[2])
 		inodes[1] = NULL;
 }
 
-static void inodes_claim(const struct inode *const inodes[2])
+/*
+ * Raise a count unless it would wrap: a holders count that wrapped to zero
+ * would leave a file unprotected.  The count before, or -1 if it is full.
+ */
+static int count_inc(atomic_t *count)
 {
-	size_t i;
+	int old = atomic_fetch_add_unless(count, 1, INT_MAX);
 
-	for (i = 0; i < 2 && inodes[i]; i++)
-		atomic_inc(&denywrite_inode(inodes[i])->claims);
+	return old == INT_MAX ? -1 : old;
+}
+
+static int inodes_claim(const struct inode *const inodes[2])
+{
+	if (count_inc(&denywrite_inode(inodes[0])->claims) < 0)
+		return -EOVERFLOW;
+	if (inodes[1] && count_inc(&denywrite_inode(inodes[1])->claims) < 0) {
+		atomic_dec(&denywrite_inode(inodes[0])->claims);
+		return -EOVERFLOW;
+	}
+	return 0;
 }
 
 static void inodes_unclaim(const struct inode *const inodes[2])
@@ -173,10 +199,13 @@ static void inodes_unclaim(const struct inode *const inodes[2])
 		atomic_dec(&denywrite_inode(inodes[i])->claims);
 }
 
-static void inode_hold(const struct inode *inode)
+static bool inode_hold(const struct inode *inode)
 {
-	if (atomic_inc_return(&denywrite_inode(inode)->holders) == 1)
+	int old = count_inc(&denywrite_inode(inode)->holders);
+
+	if (!old)
 		atomic_long_inc(&protected_inodes);
+	return old >= 0;
 }
 
 static void inode_unhold(const struct inode *inode)
@@ -185,11 +214,15 @@ static void inode_unhold(const struct inode *inode)
 		atomic_long_dec(&protected_inodes);
 }
 
-static void inodes_hold(const struct inode *const inodes[2])
+static int inodes_hold(const struct inode *const inodes[2])
 {
-	inode_hold(inodes[0]);
-	if (inodes[1])
-		inode_hold(inodes[1]);
+	if (!inode_hold(inodes[0]))
+		return -EOVERFLOW;
+	if (inodes[1] && !inode_hold(inodes[1])) {
+		inode_unhold(inodes[0]);
+		return -EOVERFLOW;
+	}
+	return 0;
 }
 
 static void inodes_unhold(const struct inode *const inodes[2])
@@ -197,6 +230,30 @@ static void inodes_unhold(const struct inode *const inodes[2])
 	inode_unhold(inodes[0]);
 	if (inodes[1])
 		inode_unhold(inodes[1]);
+}
+
+/*
+ * Pages of a tmpfs or memfd file that are pinned long-term (io_uring fixed
+ * buffers, RDMA) are written without the file, also after the mapping they
+ * were pinned through is gone.  Only shmem lets such pins write a file
+ * (other filesystems need to track dirty pages, and GUP refuses them), and
+ * F_SEAL_WRITE refuses them the same way (memfd_wait_for_pins()).  Called
+ * under RCU.
+ */
+static bool has_pinned_pages(struct address_space *mapping)
+{
+	XA_STATE(xas, &mapping->i_pages, 0);
+	struct folio *folio;
+
+	if (!shmem_mapping(mapping))
+		return false;
+	xas_for_each(&xas, folio, ULONG_MAX) {
+		if (xas_retry(&xas, folio) || xa_is_value(folio))
+			continue;
+		if (folio_maybe_dma_pinned(folio))
+			return true;
+	}
+	return false;
 }
 
 /* Would a file of these inodes let writes in while it runs? */
@@ -207,10 +264,12 @@ static bool has_writers(const struct inode *const inodes[2],
 
 	for (i = 0; i < 2 && inodes[i]; i++) {
 		/*
-		 * A store through a shared writable mapping cannot be refused
-		 * without killing the writer, so such a file is never run.
+		 * A store through a shared writable mapping or a long-term pin
+		 * cannot be refused without killing the writer, so such a file
+		 * is never run.
 		 */
-		if (mapping_writably_mapped(inodes[i]->i_mapping))
+		if (mapping_writably_mapped(inodes[i]->i_mapping) ||
+		    has_pinned_pages(inodes[i]->i_mapping))
 			return true;
 		if (writers == DENYWRITE_WRITERS_CHECK &&
 		    inode_is_open_for_write(inodes[i]))
@@ -281,6 +340,8 @@ static int hold_update(struct file *file, unsigned long *flags,
 
 	if (!(hold & DENYWRITE_HOLD_TRANSIENT))
 		clear_bit(HOLD_TRANSIENT, flags);
+	if (!(hold & DENYWRITE_HOLD_PENDING))
+		clear_bit(HOLD_PENDING, flags);
 	if (writers == DENYWRITE_WRITERS_CHECK && !test_bit(HOLD_CHECKED, flags)) {
 		held_inodes(file, flags, inodes);
 		if (has_writers(inodes, writers))
@@ -350,17 +411,21 @@ static int hold_take(struct file *file, enum denywrite_writers writers,
 	int err;
 
 	hold_inodes(file, inodes);
-	inodes_claim(inodes);
+	err = inodes_claim(inodes);
+	if (err)
+		return err;
 	/* Pairs with the barrier in denywrite_inode_write_denied(). */
 	smp_mb();
 	busy = writers != DENYWRITE_WRITERS_NONE &&
 	       has_writers(inodes, writers);
 	if (!busy || (hold & DENYWRITE_HOLD_KEEP_BUSY)) {
-		inodes_hold(inodes);
+		err = inodes_hold(inodes);
 		/* Pairs with the smp_rmb() in denywrite_inode_write_denied(). */
 		smp_mb();
 	}
 	inodes_unclaim(inodes);
+	if (err)
+		return err;
 	if (busy && !(hold & DENYWRITE_HOLD_KEEP_BUSY))
 		return -ETXTBSY;
 
@@ -368,6 +433,8 @@ static int hold_take(struct file *file, enum denywrite_writers writers,
 		flags |= BIT(HOLD_CHECKED);
 	if (hold & DENYWRITE_HOLD_TRANSIENT)
 		flags |= BIT(HOLD_TRANSIENT);
+	if (hold & DENYWRITE_HOLD_PENDING)
+		flags |= BIT(HOLD_PENDING);
 	if (inodes[1]) {
 		err = hold_insert(file, inodes, flags, writers, hold);
 	} else {
@@ -396,10 +463,11 @@ static int hold_take(struct file *file, enum denywrite_writers writers,
  * held unless @hold has DENYWRITE_HOLD_KEEP_BUSY; also for a file that is
  * held already under a rule that ignored writers.  A file that passed the
  * check (or whose writers were reported and kept) is not checked again, so
- * one exec is refused, or audited, once.  Once the mode went off
- * (denywrite_protect_stop()), it does nothing.
+ * one exec is refused, or audited, once.  Only regular files are held.
+ * Once the mode went off (denywrite_protect_stop()), it does nothing.
  *
- * Return: 0, -ETXTBSY, or -ENOMEM.
+ * Return: 0, -ETXTBSY, -ENOMEM, or -EOVERFLOW if the inode has as many
+ * holders as a count can take.
  */
 int denywrite_file_protect(struct file *file, enum denywrite_writers writers,
 			   unsigned int hold)
@@ -407,6 +475,8 @@ int denywrite_file_protect(struct file *file, enum denywrite_writers writers,
 	unsigned long *flags;
 	int err = 0;
 
+	if (!S_ISREG(file_inode(file)->i_mode))
+		return 0;
 	/*
 	 * Holds are taken and their records changed only in a read-side
 	 * section that saw tracking set: see denywrite_protect_stop().
@@ -426,14 +496,17 @@ int denywrite_file_protect(struct file *file, enum denywrite_writers writers,
 /**
  * denywrite_file_held - does @file, whose inode is protected, hold it?
  * @file: the file
+ * @settled: only if the mapping that took the hold, if one did, is there
  *
  * The lookup behind denywrite_file_is_protected().
  *
  * Return: true if @file was executed or mapped executable under a rule.
  */
-bool denywrite_file_held(struct file *file)
+bool denywrite_file_held(struct file *file, bool settled)
 {
-	return hold_find(file);
+	unsigned long *flags = hold_find(file);
+
+	return flags && !(settled && test_bit(HOLD_PENDING, flags));
 }
 
 /*
@@ -466,6 +539,98 @@ static noinline void table_drop(struct file *file, bool transient_only)
 	if (hold && (!transient_only || test_bit(HOLD_TRANSIENT, &hold->flags)))
 		table_remove(hold);
 	rcu_read_unlock();
+}
+
+/*
+ * Mappings under way, hashed by file: see denywrite_mapping_begin().  The
+ * lock of a bucket orders the end of one mapping of a file, which may drop
+ * its hold, with the beginning of the others.
+ */
+#define PENDING_BITS	6
+static struct pending_bucket {
+	spinlock_t lock;	/* protects list */
+	struct hlist_head list;
+} pendings[1 << PENDING_BITS];
+
+static struct pending_bucket *pending_bucket(const struct file *file)
+{
+	return &pendings[hash_ptr(file, PENDING_BITS)];
+}
+
+/**
+ * denywrite_mapping_begin - a mapping of @file may take a hold
+ * @pending: the mapping, until denywrite_mapping_end()
+ * @file: the file being mapped executable
+ *
+ * mmap_file and file_mprotect run before the kernel checks the mapping's
+ * arguments, and a later LSM or do_mmap() may still refuse it.  So a hold
+ * that a mapping takes is pending (DENYWRITE_HOLD_PENDING) until the
+ * mapping's syscall returns, and dropped then if the mapping is not there:
+ * a refused mapping leaves no hold, also while its descriptor stays open.
+ * A pending hold protects the file as any other, and a second mapping of
+ * the file while one is under way begins its own.
+ *
+ * Context: process context, before the protection.
+ */
+void denywrite_mapping_begin(struct denywrite_pending *pending,
+			     struct file *file)
+{
+	struct pending_bucket *bucket = pending_bucket(file);
+
+	pending->file = file;
+	spin_lock(&bucket->lock);
+	hlist_add_head(&pending->node, &bucket->list);
+	spin_unlock(&bucket->lock);
+}
+
+/* Drop the hold of @file whose flags are @flags, in the slot or the table. */
+static void hold_drop(struct file *file, unsigned long *flags)
+{
+	struct denywrite_hold *hold = hold_entry(file, flags);
+
+	if (hold)
+		table_remove(hold);
+	else
+		slot_drop(file, denywrite_inode(file_inode(file)),
+			  READ_ONCE(*flags));
+}
+
+/**
+ * denywrite_mapping_end - the syscall of a mapping returned
+ * @pending: from denywrite_mapping_begin()
+ * @mapped: is @pending's file mapped executable by the process now?
+ *
+ * A pending hold of the file is confirmed if the mapping is there.  If it
+ * is not, the hold is dropped, unless another mapping of the same file is
+ * under way: the last one to end decides.  A hold that another protection
+ * (an exec) confirmed meanwhile stays.
+ */
+void denywrite_mapping_end(struct denywrite_pending *pending, bool mapped)
+{
+	struct pending_bucket *bucket = pending_bucket(pending->file);
+	struct file *file = pending->file;
+	struct denywrite_pending *other;
+	unsigned long *flags;
+	bool others = false;
+
+	spin_lock(&bucket->lock);
+	hlist_del(&pending->node);
+	hlist_for_each_entry(other, &bucket->list, node) {
+		if (other->file == file) {
+			others = true;
+			break;
+		}
+	}
+	rcu_read_lock();
+	flags = hold_find(file);
+	if (flags && test_bit(HOLD_PENDING, flags)) {
+		if (mapped)
+			clear_bit(HOLD_PENDING, flags);
+		else if (!others)
+			hold_drop(file, flags);
+	}
+	rcu_read_unlock();
+	spin_unlock(&bucket->lock);
 }
 
 /**
@@ -513,7 +678,11 @@ bool denywrite_file_mark_audited(struct file *file)
 		kfree(mark);
 		return true;
 	}
-	atomic_inc(count);
+	if (count_inc(count) < 0) {
+		rcu_read_unlock();
+		kfree(mark);
+		return true;
+	}
 	old = rhashtable_lookup_get_insert_fast(&marks, &mark->node,
 						mark_params);
 	if (old)
@@ -700,11 +869,16 @@ void denywrite_protect_stop(void)
  */
 int __init denywrite_protect_init(void)
 {
+	size_t i;
 	int err;
 
 	/* The HOLD_* bits of a slot are free in a file pointer. */
 	BUILD_BUG_ON(__alignof__(struct file) <= HOLD_FLAGS);
 
+	for (i = 0; i < ARRAY_SIZE(pendings); i++) {
+		spin_lock_init(&pendings[i].lock);
+		INIT_HLIST_HEAD(&pendings[i].list);
+	}
 	hold_cache = KMEM_CACHE(denywrite_hold, 0);
 	if (!hold_cache)
 		return -ENOMEM;

@@ -99,6 +99,27 @@ static inline bool denywrite_inode_write_denied(const struct inode *inode)
 }
 
 /**
+ * denywrite_inode_truncate_denied - would this size change be refused?
+ * @inode: the inode
+ * @ia_valid: the ATTR_* bits of the change
+ *
+ * ftruncate() changes the size through a file opened for writing before
+ * (ATTR_FILE): refused only by a hold, as a write(2) is.  A truncating
+ * open (ATTR_OPEN, also with O_RDONLY) and truncate(2) are new writers:
+ * the VFS raised i_writecount for them just before, and they are refused
+ * while a protector checks the writers too.
+ *
+ * Return: true if the change must be refused.
+ */
+static inline bool denywrite_inode_truncate_denied(const struct inode *inode,
+						   unsigned int ia_valid)
+{
+	if ((ia_valid & (ATTR_FILE | ATTR_OPEN)) == ATTR_FILE)
+		return denywrite_inode_protected(inode);
+	return denywrite_inode_write_denied(inode);
+}
+
+/**
  * enum denywrite_writers - how denywrite_file_protect() treats writers
  * @DENYWRITE_WRITERS_CHECK: the file must not be open for writing nor have
  *                           a shared writable mapping, unless this file
@@ -124,10 +145,32 @@ enum denywrite_writers {
  * later (audit mode: they are logged once, and allowed).
  */
 #define DENYWRITE_HOLD_KEEP_BUSY	BIT(1)
+/*
+ * A new hold waits for the mapping that takes it: see
+ * denywrite_mapping_begin().
+ */
+#define DENYWRITE_HOLD_PENDING		BIT(2)
+
+/**
+ * struct denywrite_pending - a mapping whose syscall has not returned yet
+ * @node: in the list of mappings under way, hashed by @file
+ * @work: runs when the syscall returns (task_work)
+ * @file: the file being mapped executable, referenced
+ * @start: where the mapping is, if known (mprotect), or 0
+ */
+struct denywrite_pending {
+	struct hlist_node node;
+	struct callback_head work;
+	struct file *file;
+	unsigned long start;
+};
 
 int denywrite_file_protect(struct file *file, enum denywrite_writers writers,
 			   unsigned int hold);
-bool denywrite_file_held(struct file *file);
+bool denywrite_file_held(struct file *file, bool settled);
+void denywrite_mapping_begin(struct denywrite_pending *pending,
+			     struct file *file);
+void denywrite_mapping_end(struct denywrite_pending *pending, bool mapped);
 void denywrite_file_drop_transient(struct file *file);
 bool denywrite_file_mark_audited(struct file *file);
 void denywrite_file_release(struct file *file);
@@ -142,16 +185,17 @@ void denywrite_sweep_sb(struct super_block *sb);
 /**
  * denywrite_file_is_protected - does @file hold its inodes?
  * @file: the file
+ * @settled: only if the mapping that took the hold, if one did, is there
  *
  * Without the test of the inode inline, every executable mapping would
  * pay a call here.  A hint, as a protection may be racing with it.
  *
  * Return: true if @file was executed or mapped executable under a rule.
  */
-static inline bool denywrite_file_is_protected(struct file *file)
+static inline bool denywrite_file_is_protected(struct file *file, bool settled)
 {
 	return denywrite_inode_protected(file_inode(file)) &&
-	       denywrite_file_held(file);
+	       denywrite_file_held(file, settled);
 }
 
 #endif /* _SECURITY_DENYWRITE_PROTECT_H */

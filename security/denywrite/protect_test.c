@@ -78,12 +78,12 @@ static void holds_in_slot_and_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, protect(a), 0);
 	KUNIT_EXPECT_EQ(test, protect(b), 0);
 	KUNIT_EXPECT_EQ(test, protect(b), 0);
-	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(a));
-	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(b));
+	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(a, true));
+	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(b, true));
 	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before + 1);
 	denywrite_file_release(a);
-	KUNIT_EXPECT_FALSE(test, denywrite_file_is_protected(a));
-	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(b));
+	KUNIT_EXPECT_FALSE(test, denywrite_file_is_protected(a, true));
+	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(b, true));
 	denywrite_file_release(b);
 	KUNIT_EXPECT_FALSE(test, denywrite_inode_protected(file_inode(b)));
 	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before);
@@ -102,8 +102,8 @@ static void stop_drops_holds_and_takes_none(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, protect(b), 0);
 	denywrite_protect_stop();
 	KUNIT_EXPECT_FALSE(test, denywrite_inode_protected(file_inode(a)));
-	KUNIT_EXPECT_FALSE(test, denywrite_file_held(a));
-	KUNIT_EXPECT_FALSE(test, denywrite_file_held(b));
+	KUNIT_EXPECT_FALSE(test, denywrite_file_held(a, false));
+	KUNIT_EXPECT_FALSE(test, denywrite_file_held(b, false));
 	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before);
 
 	/* A protector that passed its hook's mode test before the switch. */
@@ -118,7 +118,7 @@ static void stop_drops_holds_and_takes_none(struct kunit *test)
 
 	denywrite_protect_start();
 	KUNIT_EXPECT_EQ(test, protect(a), 0);
-	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(a));
+	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(a, true));
 	denywrite_file_release(a);
 	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before);
 }
@@ -156,7 +156,7 @@ static int sweep_probe(void *arg)
 {
 	struct sweep_probe *probe = arg;
 
-	probe->held = denywrite_file_held(probe->file);
+	probe->held = denywrite_file_held(probe->file, false);
 	complete(&probe->ran);
 	return 0;
 }
@@ -193,7 +193,96 @@ static void sweep_yields_and_goes_on(struct kunit *test)
 	migrate_enable();
 	KUNIT_EXPECT_TRUE_MSG(test, probe.held,
 			      "the sweep kept the CPU until it had dropped the hold");
-	KUNIT_EXPECT_FALSE(test, denywrite_file_held(held));
+	KUNIT_EXPECT_FALSE(test, denywrite_file_held(held, false));
+	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before);
+}
+
+/*
+ * A truncating open (O_TRUNC, also with O_RDONLY) raised i_writecount just
+ * before the check, as a new writer does: refused while a protector checks
+ * the writers (a claim), not only once the file is held.  ftruncate()
+ * through a file opened before is refused only by a hold.
+ */
+static void truncating_open_refused_while_protector_checks(struct kunit *test)
+{
+	const unsigned int open_trunc = ATTR_SIZE | ATTR_FILE | ATTR_OPEN;
+	const unsigned int ftruncate = ATTR_SIZE | ATTR_FILE;
+	struct file *a = new_file(test);
+	struct inode *inode = file_inode(a);
+	struct denywrite_inode *blob = denywrite_inode(inode);
+
+	KUNIT_EXPECT_FALSE(test, denywrite_inode_truncate_denied(inode,
+								 open_trunc));
+	atomic_inc(&blob->claims);
+	KUNIT_EXPECT_TRUE(test, denywrite_inode_truncate_denied(inode,
+								open_trunc));
+	KUNIT_EXPECT_TRUE(test, denywrite_inode_truncate_denied(inode,
+								ATTR_SIZE));
+	KUNIT_EXPECT_FALSE(test, denywrite_inode_truncate_denied(inode,
+								 ftruncate));
+	atomic_dec(&blob->claims);
+	KUNIT_ASSERT_EQ(test, protect(a), 0);
+	KUNIT_EXPECT_TRUE(test, denywrite_inode_truncate_denied(inode,
+								ftruncate));
+	denywrite_file_release(a);
+}
+
+/* A count that would wrap refuses the hold and stays as it is. */
+static void full_holders_count_refuses_hold(struct kunit *test)
+{
+	struct file *a = new_file(test);
+	struct denywrite_inode *blob = denywrite_inode(file_inode(a));
+	long before = denywrite_protected_inodes();
+
+	atomic_set(&blob->holders, INT_MAX);
+	KUNIT_EXPECT_EQ(test, protect(a), -EOVERFLOW);
+	KUNIT_EXPECT_EQ(test, atomic_read(&blob->holders), INT_MAX);
+	KUNIT_EXPECT_EQ(test, atomic_read(&blob->claims), 0);
+	KUNIT_EXPECT_EQ(test, blob->slot, 0UL);
+	atomic_set(&blob->holders, 0);
+	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before);
+}
+
+static int protect_pending(struct file *file)
+{
+	return denywrite_file_protect(file, DENYWRITE_WRITERS_NONE,
+				      DENYWRITE_HOLD_PENDING);
+}
+
+/*
+ * A hold that a mapping takes waits for its syscall: dropped if the
+ * mapping is not there, unless another mapping of the file is under way;
+ * kept once one is there.
+ */
+static void pending_hold_goes_with_failed_mapping(struct kunit *test)
+{
+	struct file *a = new_file(test);
+	struct denywrite_pending one = {}, two = {};
+	long before = denywrite_protected_inodes();
+
+	denywrite_mapping_begin(&one, a);
+	KUNIT_ASSERT_EQ(test, protect_pending(a), 0);
+	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(a, false));
+	KUNIT_EXPECT_FALSE(test, denywrite_file_is_protected(a, true));
+	denywrite_mapping_end(&one, false);
+	KUNIT_EXPECT_FALSE(test, denywrite_file_held(a, false));
+	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before);
+
+	denywrite_mapping_begin(&one, a);
+	KUNIT_ASSERT_EQ(test, protect_pending(a), 0);
+	denywrite_mapping_begin(&two, a);
+	KUNIT_ASSERT_EQ(test, protect_pending(a), 0);
+	denywrite_mapping_end(&one, false);
+	KUNIT_EXPECT_TRUE(test, denywrite_file_held(a, false));
+	denywrite_mapping_end(&two, true);
+	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(a, true));
+
+	/* A confirmed hold stays, whatever a later mapping finds. */
+	denywrite_mapping_begin(&one, a);
+	KUNIT_EXPECT_EQ(test, protect_pending(a), 0);
+	denywrite_mapping_end(&one, false);
+	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(a, true));
+	denywrite_file_release(a);
 	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before);
 }
 
@@ -202,6 +291,9 @@ static struct kunit_case denywrite_protect_cases[] = {
 	KUNIT_CASE(stop_drops_holds_and_takes_none),
 	KUNIT_CASE(stop_drops_marks_and_takes_none),
 	KUNIT_CASE(sweep_yields_and_goes_on),
+	KUNIT_CASE(truncating_open_refused_while_protector_checks),
+	KUNIT_CASE(full_holders_count_refuses_hold),
+	KUNIT_CASE(pending_hold_goes_with_failed_mapping),
 	{}
 };
 

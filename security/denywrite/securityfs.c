@@ -9,6 +9,7 @@
 #include <linux/err.h>
 #include <linux/fs.h>
 #include <linux/init.h>
+#include <linux/mnt_idmapping.h>
 #include <linux/namei.h>
 #include <linux/sched.h>
 #include <linux/security.h>
@@ -31,51 +32,64 @@
  * on every write (EPERM); everyone may read.  Each write must be one
  * write(2) at offset 0 (a second write on the same file is at a later
  * offset: EINVAL); one trailing newline is ignored, and a write of nothing
- * changes nothing.  Every change of
- * the mode or the policy that passes that check is audited, whether it
- * succeeds or not.  Rules use the syntax "SCOPE[,ignore-writers] PATH",
- * SCOPE being exec, lib or all; the rule whose canonical PATH is "/"
- * covers every file on the system.
+ * changes nothing.  Every change of the mode or the policy that passes
+ * that check is audited, whether it succeeds or not; the paths of a change
+ * are resolved before anything is locked, so a change of the mode never
+ * waits for a path lookup.  Rules use the syntax "SCOPE[,ignore-writers]
+ * PATH", SCOPE being exec, lib or all; the rule whose PATH is "/" covers
+ * every file on the system.  A rule is named by the absolute path of its
+ * object, whatever chroot its writer was in; in PATH, a backslash and
+ * three octal digits stand for a byte, and the files print control
+ * characters, backslashes and a trailing space that way.
  *
  * mode (0644)
  *	Reads "off", "audit" or "enforce".  Writing one of them switches
  *	the mode for the very next operation; anything else is EINVAL.
  *
  * For the other files, a write longer than the file takes is E2BIG: more
- * than 65536 bytes for rules, PATH_MAX and a rule's words for add, and
- * PATH_MAX for del and query.
+ * than 65536 bytes for rules, a rule line for add, an escaped path for
+ * del, PATH_MAX for query.
  *
  * rules (0644)
- *	Reads the rule set, one rule per line, with canonical paths; empty
- *	when there are no rules.  A write replaces the whole set
- *	atomically: readers see the old or the new set, never a mix, and a
- *	failed write changes nothing.  Blank lines are skipped; a write of
- *	only a newline clears the set.  EINVAL for a syntax error, or two
- *	rules for one object or of one canonical path; ENOENT for a path
- *	that does not exist or is not in the directory tree (an unlinked
- *	file); E2BIG for more than 65536 bytes or 1024 rules.
+ *	Reads the rule set, one rule per line; empty when there are no
+ *	rules.  A write replaces the whole set atomically: readers see the
+ *	old or the new set, never a mix, and a failed write changes nothing.
+ *	Blank lines are skipped; a write of only a newline clears the set.
+ *	EINVAL for a syntax error, or two rules for one object or of one
+ *	name; ENOENT for a path that does not exist or that the root of no
+ *	mount namespace reaches (an unlinked file, a detached mount); E2BIG
+ *	for more than 65536 bytes or 1024 rules.  It also empties gone.
  *
  * add (0200)
  *	Adds one rule.  EEXIST if a rule names the same object or has the
- *	same canonical path already.
+ *	same name already.
  *
  * del (0200)
- *	Removes the rule whose PATH, as rules prints it, is the written
- *	string.  ENOENT if there is none.
+ *	Removes the rule on the object the written PATH resolves to, else
+ *	the rule that rules prints with that PATH.  ENOENT if there is none.
+ *
+ * gone (0444)
+ *	The rules removed because their filesystem was unmounted since the
+ *	last write to rules, in the rules syntax, the oldest first; the
+ *	newest 64 of them.
  *
  * stats (0444)
  *	"key value" lines: rules (number of rules), protected (inodes
  *	protected now), denied_write, denied_truncate, denied_exec,
- *	denied_mmap (operations refused in enforce mode, by kind) and
- *	audited (operations allowed only because of audit mode).
+ *	denied_mmap (operations refused in enforce mode, by kind), audited
+ *	(operations allowed only because of audit mode) and gone (rules
+ *	removed by unmounts since the last write to rules).
  *
  * query (0666)
- *	Answers "why is this file busy?" for anyone.  Open it read-write,
- *	write a path (resolved with the writer's credentials), then read
- *	"key value" lines: protected (1 if writes are refused now), holders
- *	(open files holding the protection), writers (files open for
- *	writing), exec-rule and lib-rule (the rule that covers the file if
- *	executed, or if mapped executable, or "-").
+ *	Answers "why is this file busy?".  Open it read-write, write a path
+ *	(resolved with the writer's credentials), then read "key value"
+ *	lines: protected (1 if writes are refused now), holders (open files
+ *	holding the protection), writers (files open for writing), exec-rule
+ *	and lib-rule (the rule that covers the file if executed, or if
+ *	mapped executable, or "-").  Who runs, maps or writes a file is not
+ *	everyone's business: a caller who neither owns the file nor may
+ *	write it, and has no CAP_SYS_PTRACE, reads "-" for protected,
+ *	holders and writers.
  */
 
 /*
@@ -117,8 +131,8 @@ static char *copy_policy_write(struct file *file, const char __user *buf,
 	return copy_write(buf, count, ppos, max);
 }
 
-/* Serialises changes of the mode and the policy with their audit records. */
-static DEFINE_MUTEX(change_lock);
+/* Serialises changes of the mode with their audit records. */
+static DEFINE_MUTEX(mode_change_lock);
 
 static ssize_t mode_read(struct file *file, char __user *buf, size_t count,
 			 loff_t *ppos)
@@ -145,14 +159,16 @@ static ssize_t mode_write(struct file *file, const char __user *buf,
 		return -EINVAL;	/* no mode is that long */
 	if (IS_ERR(text))
 		return PTR_ERR(text);
-	mutex_lock(&change_lock);
+	mutex_lock(&mode_change_lock);
 	old = denywrite_get_mode();
 	err = denywrite_mode_parse(text, &mode);
 	if (err)
 		mode = old;
 	denywrite_set_mode(mode);
 	denywrite_audit_mode(old, mode, err);
-	mutex_unlock(&change_lock);
+	if (!err)
+		denywrite_log_reset();
+	mutex_unlock(&mode_change_lock);
 	kfree(text);
 	if (err)
 		return err;
@@ -207,36 +223,16 @@ static size_t rule_count(void)
 	return count;
 }
 
-/* Log a change of the policy made through @op, with the policy now. */
-static void audit_change(const char *op, size_t old_count, int err)
-{
-	const struct denywrite_policy *policy;
-	int idx;
-
-	idx = srcu_read_lock(&denywrite_policy_srcu);
-	policy = denywrite_policy_current();
-	if (err)
-		old_count = policy ? policy->count : 0;
-	denywrite_audit_policy(op, old_count, policy, err);
-	srcu_read_unlock(&denywrite_policy_srcu, idx);
-}
-
-static int replace_rules(char *text, size_t *old_count)
-{
-	struct denywrite_policy *policy = denywrite_policy_parse(text);
-
-	if (IS_ERR(policy))
-		return PTR_ERR(policy);
-	denywrite_policy_replace(policy, old_count);
-	return 0;
-}
-
-/* A write that makes one change to the published policy, and its record. */
+/*
+ * A write that makes one change to the published policy, and its record,
+ * which says what the change did (see denywrite_policy_change).
+ */
 static ssize_t change_write(struct file *file, const char __user *buf,
 			    size_t count, loff_t *ppos, size_t max,
-			    const char *op, int (*change)(char *, size_t *))
+			    const char *op,
+			    int (*change)(char *, struct denywrite_policy_change *))
 {
-	size_t old_count = 0;
+	struct denywrite_policy_change ch;
 	char *text;
 	int err;
 
@@ -245,10 +241,10 @@ static ssize_t change_write(struct file *file, const char __user *buf,
 	text = copy_policy_write(file, buf, count, ppos, max);
 	if (IS_ERR(text))
 		return PTR_ERR(text);
-	mutex_lock(&change_lock);
-	err = change(text, &old_count);
-	audit_change(op, old_count, err);
-	mutex_unlock(&change_lock);
+	err = change(text, &ch);
+	denywrite_audit_change(op, &ch, err);
+	if (!err)
+		denywrite_log_reset();
 	kfree(text);
 	if (err)
 		return err;
@@ -260,7 +256,7 @@ static ssize_t rules_write(struct file *file, const char __user *buf,
 			   size_t count, loff_t *ppos)
 {
 	return change_write(file, buf, count, ppos, DENYWRITE_POLICY_MAX,
-			    "rules", replace_rules);
+			    "rules", denywrite_policy_load);
 }
 
 static const struct file_operations rules_fops = {
@@ -286,13 +282,31 @@ static const struct file_operations add_fops = {
 static ssize_t del_write(struct file *file, const char __user *buf,
 			 size_t count, loff_t *ppos)
 {
-	return change_write(file, buf, count, ppos, PATH_MAX, "del",
+	return change_write(file, buf, count, ppos, 4 * PATH_MAX, "del",
 			    denywrite_policy_del);
 }
 
 static const struct file_operations del_fops = {
 	.write = del_write,
 	.llseek = generic_file_llseek,
+};
+
+static int gone_show(struct seq_file *m, void *v)
+{
+	denywrite_policy_gone_show(m);
+	return 0;
+}
+
+static int gone_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, gone_show, NULL);
+}
+
+static const struct file_operations gone_fops = {
+	.open = gone_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
 };
 
 static int stats_show(struct seq_file *m, void *v)
@@ -305,6 +319,7 @@ static int stats_show(struct seq_file *m, void *v)
 		seq_printf(m, "denied_%s %ld\n", denywrite_op_name(op),
 			   denywrite_denied(op));
 	seq_printf(m, "audited %ld\n", denywrite_audited());
+	seq_printf(m, "gone %zu\n", denywrite_policy_gone_count());
 	return 0;
 }
 
@@ -348,7 +363,28 @@ static int query_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
-#define QUERY_ANSWER_MAX	(2 * PATH_MAX + 128)
+#define QUERY_ANSWER_MAX	(2 * DENYWRITE_RULE_LINE_MAX + 128)
+
+/*
+ * May the caller learn who runs, maps or writes the file at @path?  Yes
+ * for a file it owns, or may write by its mode (it could try to open it
+ * for writing), and with CAP_SYS_PTRACE, with which /proc tells it about
+ * every process.
+ */
+static bool may_inspect(const struct path *path)
+{
+	struct mnt_idmap *idmap = mnt_idmap(path->mnt);
+	const struct inode *inode = d_backing_inode(path->dentry);
+	umode_t mode = inode->i_mode;
+
+	/* Its owner, anyone if others may write it, its group if it may. */
+	if (vfsuid_eq_kuid(i_uid_into_vfsuid(idmap, inode), current_fsuid()) ||
+	    (mode & 0002) ||
+	    ((mode & 0020) &&
+	     vfsgid_in_group_p(i_gid_into_vfsgid(idmap, inode))))
+		return true;
+	return ns_capable_noaudit(&init_user_ns, CAP_SYS_PTRACE);
+}
 
 static int query_answer(const struct path *path, char *buf, size_t size)
 {
@@ -359,9 +395,13 @@ static int query_answer(const struct path *path, char *buf, size_t size)
 	int len, idx;
 	size_t i;
 
-	len = scnprintf(buf, size, "protected %d\nholders %d\nwriters %d\n",
-			holders > 0, holders,
-			max(atomic_read(&inode->i_writecount), 0));
+	if (may_inspect(path))
+		len = scnprintf(buf, size,
+				"protected %d\nholders %d\nwriters %d\n",
+				holders > 0, holders,
+				max(atomic_read(&inode->i_writecount), 0));
+	else
+		len = scnprintf(buf, size, "protected -\nholders -\nwriters -\n");
 	idx = srcu_read_lock(&denywrite_policy_srcu);
 	policy = denywrite_policy_current();
 	for (i = 0; i < 2; i++) {
@@ -440,6 +480,7 @@ static const struct {
 	{ "rules", 0644, &rules_fops },
 	{ "add", 0200, &add_fops },
 	{ "del", 0200, &del_fops },
+	{ "gone", 0444, &gone_fops },
 	{ "stats", 0444, &stats_fops },
 	{ "query", 0666, &query_fops },
 };

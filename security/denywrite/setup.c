@@ -4,10 +4,11 @@
  *
  * Booting with lsm=...,denywrite gives the behaviour of kernels before
  * "fs: don't block i_writecount during exec": mode enforce and the rule
- * "exec /".  denywrite.mode= and denywrite.default= change that.  Once
- * denywrite is up, exec no longer denies writes itself
- * (exe_file_write_denial): the policy does.  A kernel on which denywrite
- * is not active keeps exec's classic denial.
+ * "exec /".  denywrite.mode= and denywrite.default= change that, with a
+ * warning in the kernel log.  Once denywrite is up with its boot policy,
+ * exec no longer denies writes itself (exe_file_write_denial): the policy
+ * does.  A kernel on which denywrite is not active, or could not load the
+ * classic policy, keeps exec's classic denial.
  */
 
 #define pr_fmt(fmt) "denywrite: " fmt
@@ -50,32 +51,6 @@ static int __init set_default(char *str)
 }
 __setup("denywrite.default=", set_default);
 
-/*
- * The root is mounted after security_init(), so the boot policy is loaded
- * from an initcall, before init runs the first program.
- */
-static int __init load_boot_policy(void)
-{
-	struct denywrite_policy *policy;
-	size_t old_count;
-	char *text;
-
-	if (!denywrite_enabled || !denywrite_classic)
-		return 0;
-	text = kstrdup("exec /", GFP_KERNEL);
-	if (!text)
-		return -ENOMEM;
-	policy = denywrite_policy_parse(text);
-	kfree(text);
-	if (IS_ERR(policy)) {
-		pr_err("cannot load the boot policy: %ld\n", PTR_ERR(policy));
-		return PTR_ERR(policy);
-	}
-	denywrite_policy_replace(policy, &old_count);
-	return 0;
-}
-fs_initcall(load_boot_policy);
-
 /* No file blob: a file that holds its inode is in the holds table. */
 struct lsm_blob_sizes denywrite_blob_sizes __ro_after_init = {
 	.lbs_inode = sizeof(struct denywrite_inode),
@@ -86,6 +61,10 @@ const struct lsm_id denywrite_lsmid = {
 	.id = LSM_ID_DENYWRITE,
 };
 
+/*
+ * The classic policy names no object, so it is published here, before the
+ * first exec: if it cannot be, exec keeps its own denial.
+ */
 static int __init denywrite_init(void)
 {
 	int err = denywrite_protect_init();
@@ -95,8 +74,20 @@ static int __init denywrite_init(void)
 	denywrite_add_hooks();
 	denywrite_mode_init();
 	denywrite_enabled = true;
+	if (denywrite_classic) {
+		err = denywrite_policy_classic();
+		if (err) {
+			pr_err("cannot load the classic policy (%d): exec keeps denying writes to running programs itself\n",
+			       err);
+			return 0;
+		}
+	}
 	/* From now on the policy denies writes; exec itself no longer does. */
 	exe_file_write_denial = false;
+	if (!denywrite_classic)
+		pr_warn("denywrite.default=none: no rules, writes to running programs are allowed until a policy is loaded\n");
+	if (denywrite_get_mode() == DENYWRITE_MODE_OFF)
+		pr_warn("denywrite.mode=off: writes to running programs are allowed until the mode is audit or enforce\n");
 	pr_info("up, mode %s, %s policy\n", denywrite_mode_name(denywrite_mode),
 		denywrite_classic ? "classic" : "empty");
 	return 0;
