@@ -20,7 +20,7 @@ DEBIAN_FRAGMENTS := qemu/kernel.config qemu/denywrite.config qemu/systemd.config
 
 export QEMU_ACCEL ?= tcg
 
-.PHONY: all deps kernel kernel-stock cli install deb guest-progs bench-progs \
+.PHONY: all deps kernel kernel-stock cli install deb headers guest-progs bench-progs \
 	initramfs run test test-stock check-host checkpatch bench bench-patched clean \
 	kernel-debian debian-vm test-debian run-debian
 
@@ -51,7 +51,13 @@ deb:
 	@policy-tool/deps.sh deb
 	@policy-tool/dist/mkdeb.sh $(B)/deb
 
-guest-progs: deps
+# The guest's programs include the selftests of the series, built from the
+# patched tree with its uapi headers.
+headers: deps
+	@scripts/prepare-tree.sh $(KSRC) patches
+	@$(MAKE) -s -C $(KSRC) O=$(abspath $(KOBJ)) headers
+
+guest-progs: headers
 	@$(MAKE) -s -C tests/guest
 
 bench-progs: deps

@@ -41,12 +41,16 @@ cli       300  sh /tests/cli.sh
 coverage  300  /tests/bin/coverage
 sfs       300  /tests/bin/sfstest
 walkstorm 300  /tests/bin/walkstorm
+selftests 600  group_selftests
 promises  300  /tests/bin/promises
 stress    300  /tests/bin/stress --kernel lsm
 bench-smoke 300 /tests/bench/dwbench --smoke
 '
 suite_cli='
 cli       300  sh /tests/cli.sh
+'
+suite_selftests='
+selftests 600  group_selftests
 '
 suite_fs='
 dwtest-ext4     900  group_dwtest_on ext4
@@ -110,6 +114,7 @@ param_mode_audit_is_applied               audit  contents $sfs/mode
 param_default_none_starts_without_rules   ""     contents $sfs/rules
 param_default_none_leaves_running_program_writable_allowed  "allowed write+0 audited+0"  prog_write_counted
 param_mode_audit_logs_write_to_covered_program_allowed      "allowed write+0 audited+1"  prog_write_counted "" "exec /"
+param_default_none_warns_that_running_programs_are_writable  "level 4"  kmsg_level "denywrite.default=none: no rules"
 '
 # denywrite.mode=off denywrite.default=classic: nothing is refused until
 # the mode is enforce, then the classic rule is there.
@@ -118,6 +123,7 @@ param_mode_off_is_applied                 off       contents $sfs/mode
 param_default_classic_loads_exec_root     "exec /"  contents $sfs/rules
 param_mode_off_leaves_running_program_writable_allowed            "allowed write+0 audited+0"  prog_write_counted
 param_default_classic_protects_running_program_in_enforce_denied  "denied write+1 audited+0"   prog_write_counted enforce
+param_mode_off_warns_that_running_programs_are_writable  "level 4"  kmsg_level "denywrite.mode=off: writes"
 '
 # No lsm= at all: denywrite comes from the default CONFIG_LSM list.
 checks_default_lsm='
@@ -230,6 +236,13 @@ lsm_listing() {
 }
 
 contents() { cat "$1" 2>&1; }
+
+# kmsg_level TEXT: "level N", the printk level of the first kernel message
+# with TEXT, or "no message".
+kmsg_level() {
+	l=$(dmesg -r | grep -m1 -F "$1" | sed -n 's/^<\([0-9]*\)>.*/\1/p')
+	if [ -n "$l" ]; then echo "level $l"; else echo "no message"; fi
+}
 
 lsm_parameter() {	# present or absent: lsm= on the kernel command line
 	if tr ' ' '\n' </proc/cmdline | grep -q '^lsm='; then
@@ -504,6 +517,32 @@ kmemleak_leaks() {	# the number of suspected leaks (dumped on the console)
 	n=$(printf '%s\n' "$out" | grep -c '^unreferenced object')
 	[ "$n" != 0 ] && printf '%s\n' "$out" >/dev/console
 	echo "$n"
+}
+
+# ---- the selftests of the series ---------------------------------------------
+# tools/testing/selftests/denywrite (tests/selftests/), on a copy of the ext4
+# image.  Their TAP becomes the results protocol: the plan "1..N" the PLAN
+# line, each "ok"/"not ok" a PASS/FAIL/SKIP line named after its TEST;
+# everything else, the harness's diagnostics, goes to the console.
+tap_to_results() {
+	awk -v g="$DWTEST_GROUP" '
+	function name(s) { sub(/^(not )?ok [0-9]+ /, "", s); sub(/ # .*$/, "", s)
+		sub(/^[a-z0-9_]+\./, "", s); return s }
+	/^1\.\.[0-9]+$/ { print "PLAN " g " " substr($0, 4); fflush(); next }
+	/^# .*:Expected / { why = substr($0, 3) }
+	/^ok [0-9]+ .* # SKIP/ { r = $0; sub(/.* # SKIP */, "", r)
+		print "SKIP " name($0) ": " r; fflush(); next }
+	/^ok [0-9]+ / { print "PASS " name($0); fflush(); why = ""; next }
+	/^not ok [0-9]+ / { print "FAIL " name($0) ": " (why ? why : "see the console")
+		fflush(); why = ""; next }
+	{ print > "/dev/stderr" }'
+}
+
+group_selftests() {
+	cp $bin/cov-ext4.img /tmp/dwself-ext4.img || return 1
+	set -o pipefail
+	DENYWRITE_TEST_EXT4=/tmp/dwself-ext4.img $bin/denywrite_test 2>&1 |
+		tap_to_results
 }
 
 # ---- the matrix on other filesystems -----------------------------------------

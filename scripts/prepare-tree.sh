@@ -2,8 +2,8 @@
 # prepare-tree.sh SRC_DIR [PATCH_DIR]
 #
 # Make SRC_DIR a copy of /usr/src/linux-source-6.12.tar.xz with the series in
-# PATCH_DIR applied and security/denywrite/ copied in (no PATCH_DIR: the stock
-# tree).  Redo only what changed: a new source package re-unpacks; a changed
+# PATCH_DIR applied, security/denywrite/ copied in and tests/selftests/ as
+# tools/testing/selftests/denywrite/ (no PATCH_DIR: the stock tree).  Redo only what changed: a new source package re-unpacks; a changed
 # series is reversed and re-applied; changed LSM files are copied with their
 # own mtimes, so kbuild rebuilds only what depends on them.
 set -eu
@@ -75,14 +75,19 @@ if [ $same = no ]; then
 	done
 fi
 
-lsm="$top/security/denywrite"
-dst="$src/security/denywrite"
-mkdir -p "$dst"
-for f in "$lsm"/*; do
-	cmp -s "$f" "$dst/${f##*/}" || cp "$f" "$dst/"
-done
-for f in "$dst"/*; do
-	if [ ! -e "$lsm/${f##*/}" ]; then
-		rm -f "$f"
-	fi
-done
+# sync FROM TO: TO holds exactly FROM's files (dot files too); unchanged
+# files keep their mtimes.
+sync() {
+	mkdir -p "$2"
+	for f in "$1"/* "$1"/.[!.]*; do
+		[ -e "$f" ] || continue
+		cmp -s "$f" "$2/${f##*/}" || cp "$f" "$2/"
+	done
+	for f in "$2"/* "$2"/.[!.]*; do
+		[ -e "$f" ] || continue
+		[ -e "$1/${f##*/}" ] || rm -f "$f"
+	done
+}
+# The LSM and its selftests, as the series adds them.
+sync "$top/security/denywrite" "$src/security/denywrite"
+sync "$top/tests/selftests" "$src/tools/testing/selftests/denywrite"
