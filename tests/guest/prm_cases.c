@@ -346,6 +346,19 @@ int case_umount(struct ctx *c, const void *arg, char *why, size_t whylen)
 			 mnt.st_dev == top.st_dev ? "no longer" : "still");
 		return -1;
 	}
+	/* The filesystem is gone, and its rules with it. */
+	if (!r && !a->clear_first) {
+		struct text t;
+		int err = text_read(sfs_path("rules"), &t);
+		bool listed = !err && strstr(t.p, PRM_MNT);
+
+		text_free(&t);
+		if (err || listed) {
+			snprintf(why, whylen, "after umount, rules %s",
+				 err ? errtxt(err) : "still lists " PRM_MNT);
+			return -1;
+		}
+	}
 	return r;
 }
 

@@ -47,7 +47,8 @@
 
 /* Notes appended to the reason of a check that tests new behaviour. */
 #define NEW_OPENER " [new behaviour: opener's credentials, issue 7 s6]"
-#define NEW_ONE_ROOT " [new behaviour: one name one rule, issue 7 s2]"
+#define NEW_ABSOLUTE " [new behaviour: rules are named by absolute path, issue 18 s6]"
+#define NEW_OBJECT " [new behaviour: del finds the rule by its object, issue 18 s6]"
 #define NEW_AUDIT " [new behaviour: policy audit trail, issue 7 s6]"
 #define NEW_LSM_FIELD " [new behaviour: lsm= field, issue 7 s6]"
 
@@ -838,12 +839,12 @@ static const struct wcase {
 	  DATA("exec " TD "/liblink"), .err = EEXIST },
 	{ "add_same_object_via_dotdot_eexist_policy_unchanged", "add",
 	  DATA("exec /tmp/.."), .err = EEXIST },
-	{ "add_root_rule_from_chroot_eexist_policy_unchanged", "add",
-	  .ctx = C_CHROOT, DATA("exec /"), .err = EEXIST,
-	  .note = NEW_ONE_ROOT },
-	{ "add_root_rule_after_pivot_root_eexist_policy_unchanged", "add",
-	  .ctx = C_PIVOT, DATA("exec /"), .err = EEXIST,
-	  .note = NEW_ONE_ROOT },
+	{ "add_slash_in_chroot_names_chroot_directory_accepted_appended", "add",
+	  .ctx = C_CHROOT, DATA("exec /"),
+	  RULES(BASE_RULES "exec " TD "/root\n"), .note = NEW_ABSOLUTE },
+	{ "add_slash_after_pivot_root_names_new_root_accepted_appended", "add",
+	  .ctx = C_PIVOT, DATA("exec /"),
+	  RULES(BASE_RULES "exec " TD "/pr\n"), .note = NEW_ABSOLUTE },
 	{ "add_unknown_scope_einval_policy_unchanged", "add",
 	  DATA("write " TD "/a"), .err = EINVAL },
 	{ "add_missing_path_einval_policy_unchanged", "add", DATA("lib"),
@@ -873,8 +874,8 @@ static const struct wcase {
 	  RULES("lib " TD "/lib\n") },
 	{ "del_absent_rule_enoent_policy_unchanged", "del", DATA(TD "/a"),
 	  .err = ENOENT },
-	{ "del_non_canonical_path_enoent_policy_unchanged", "del",
-	  DATA(TD "/./lib"), .err = ENOENT },
+	{ "del_other_path_to_ruled_object_accepted_removed", "del",
+	  DATA(TD "/./lib"), RULES("exec /\n"), .note = NEW_OBJECT },
 	{ "del_rule_line_instead_of_path_enoent_policy_unchanged", "del",
 	  DATA("lib " TD "/lib"), .err = ENOENT },
 	{ "del_write_empty_accepted_nothing_changed", "del", DATA("") },
