@@ -17,7 +17,8 @@ enum {
 
 #define F_JSON	0x1	/* takes --json */
 #define F_ADD	0x2	/* takes the scope options */
-#define F_LOAD	0x4	/* takes -q, --dry-run, --check, --allow-empty, --root */
+#define F_LOAD	0x4	/* takes --dry-run, --check, --allow-empty, --root */
+#define F_QUIET	0x8	/* takes -q */
 
 static const struct command_desc {
 	const char *name;
@@ -28,11 +29,11 @@ static const struct command_desc {
 } commands[] = {
 	{ "status", CMD_STATUS, 0, 0, F_JSON },
 	{ "mode", CMD_MODE, 0, 1, 0 },
-	{ "add", CMD_ADD, 1, -1, F_ADD },
-	{ "del", CMD_DEL, 1, -1, 0 },
+	{ "add", CMD_ADD, 1, -1, F_ADD | F_QUIET },
+	{ "del", CMD_DEL, 1, -1, F_QUIET },
 	{ "clear", CMD_CLEAR, 0, 0, 0 },
 	{ "list", CMD_LIST, 0, 0, F_JSON },
-	{ "load", CMD_LOAD, 0, -1, F_LOAD },
+	{ "load", CMD_LOAD, 0, -1, F_LOAD | F_QUIET },
 	{ "save", CMD_SAVE, 0, 0, 0 },
 	{ "why", CMD_WHY, 1, 1, F_JSON },
 	{ "stats", CMD_STATS, 0, 0, F_JSON },
@@ -211,6 +212,8 @@ static int refuse_option(int opt, char **argv, unsigned int flags,
 		need = F_ADD;
 		break;
 	case 'q':
+		need = F_QUIET;
+		break;
 	case 'n':
 	case OPT_CHECK:
 	case OPT_ALLOW_EMPTY:

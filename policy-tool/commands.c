@@ -198,13 +198,15 @@ static void rules_json(const struct policy *p)
 	json_end(&j, '}');
 }
 
-/* The rules, one a line; escaped for a terminal unless raw. */
-static void rules_print(const struct policy *p, bool raw)
+/* The rules, one a line: in the kernel's syntax, or escaped for a
+ * terminal (as del takes them). */
+static void rules_print(const struct policy *p, bool kernel_form)
 {
 	for (size_t i = 0; i < p->n; i++) {
-		char *line = rule_format(&p->rule[i]);
+		char *line = kernel_form ? rule_format(&p->rule[i]) :
+					   rule_display(&p->rule[i]);
 
-		puts(raw ? line : esc(line));
+		puts(line);
 		free(line);
 	}
 }
@@ -322,44 +324,65 @@ static int plan_add(const struct cli *c, const struct policy *cur,
 	struct rule r = { .scope = c->scope,
 			  .ignore_writers = c->ignore_writers };
 	const char *arg = c->args[i];
+	int rc = 1;
 
 	r.path = realpath(arg, NULL);
 	if (!r.path)
 		return fail("add: %s: %s", esc(arg), strerror(errno));
-	ch[i].undo_line = r.path;	/* del takes the canonical path */
+	ch[i].undo_line = path_escape(r.path);	/* del takes the path */
 	if (rule_check_path(r.path, strlen(r.path), reason, sizeof(reason)))
-		return fail("add: %s: %s", esc(arg), reason);
-	if (rule_is_too_broad(&r))
+		fail("add: %s: %s", esc(arg), reason);
+	else if (policy_find(cur, r.path))
+		fail("add: %s: a rule for this path is already present",
+		     display(buf, sizeof(buf), arg, r.path));
+	else if (named_before(ch, i, ch[i].undo_line, false))
+		fail("add: %s: named more than once",
+		     display(buf, sizeof(buf), arg, r.path));
+	else
+		rc = 0;
+	if (!rc && rule_is_too_broad(&r))
 		warn_too_broad(&r, NULL);
-	if (policy_find(cur, r.path))
-		return fail("add: %s: a rule for this path is already present",
-			    display(buf, sizeof(buf), arg, r.path));
-	if (named_before(ch, i, r.path, false))
-		return fail("add: %s: named more than once",
-			    display(buf, sizeof(buf), arg, r.path));
 	ch[i].file = "add";
 	ch[i].undo_file = "del";
-	ch[i].line = rule_format(&r);
-	return 0;
+	ch[i].line = rc ? NULL : rule_format(&r);
+	free(r.path);
+	return rc;
+}
+
+/*
+ * The rule that del's operand names: the rule on the path it resolves
+ * to, else the rule whose path list prints as arg (unesc), or NULL.
+ */
+static const struct rule *find_del(const struct policy *cur, const char *arg)
+{
+	char *path = realpath(arg, NULL);
+	const struct rule *r = path ? policy_find(cur, path) : NULL;
+
+	free(path);
+	if (r)
+		return r;
+	path = unesc(arg);
+	r = path ? policy_find(cur, path) : NULL;
+	free(path);
+	return r;
 }
 
 /* Fill ch[i] to delete the rule for c->args[i]; 1 (reported) if invalid. */
 static int plan_del(const struct cli *c, const struct policy *cur,
 		    struct change *ch, size_t i)
 {
-	char buf[8 * PATH_MAX + 4];
 	const char *arg = c->args[i];
-	char *path = realpath(arg, NULL);
-	const struct rule *r;
+	const struct rule *r = find_del(cur, arg);
 
-	ch[i].line = path ? path : xstrdup(arg);
-	r = policy_find(cur, ch[i].line);
 	if (!r)
-		return fail("del: %s: not present in the policy",
-			    display(buf, sizeof(buf), arg, ch[i].line));
-	if (named_before(ch, i, ch[i].line, true))
+		return fail("del: %s: not present in the policy", esc(arg));
+	ch[i].line = path_escape(r->path);
+	if (named_before(ch, i, ch[i].line, true)) {
+		char buf[8 * PATH_MAX + 4];
+
 		return fail("del: %s: named more than once",
-			    display(buf, sizeof(buf), arg, ch[i].line));
+			    display(buf, sizeof(buf), arg, r->path));
+	}
 	ch[i].file = "del";
 	ch[i].undo_file = "add";
 	ch[i].undo_line = rule_format(r);
@@ -394,13 +417,23 @@ out:
 	return rc;
 }
 
+/* add and del change the kernel's rules, not the files load reads. */
+static int runtime_note(const struct cli *c, int rc)
+{
+	if (rc == 0 && !c->quiet)
+		fprintf(stderr, PROGRAM_NAME ": note: %s: a runtime change, lost "
+			"at the next load or reload unless it is written to a "
+			"file in " SYSCONF_RULES_DIR "/\n", c->name);
+	return rc;
+}
+
 int cmd_add(struct dw *dw, const struct cli *c)
 {
-	return change_rules(dw, c, plan_add);
+	return runtime_note(c, change_rules(dw, c, plan_add));
 }
 
 int cmd_del(struct dw *dw, const struct cli *c)
 {
-	return change_rules(dw, c, plan_del);
+	return runtime_note(c, change_rules(dw, c, plan_del));
 }
 

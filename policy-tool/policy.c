@@ -92,22 +92,84 @@ int rule_check_path(const char *p, size_t len, char *err, size_t errlen)
 			 len, RULE_PATH_MAX);
 		return -1;
 	}
+	return 0;
+}
+
+static bool kernel_escapes(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f || c == '\\';
+}
+
+static int octal_digit(char c)
+{
+	return c >= '0' && c <= '7' ? c - '0' : -1;
+}
+
+/* The byte that "\ooo" at p (n bytes left) stands for, or -1. */
+static int octal_escape(const char *p, size_t n)
+{
+	int a, b, c, v;
+
+	if (n < 4)
+		return -1;
+	a = octal_digit(p[1]);
+	b = octal_digit(p[2]);
+	c = octal_digit(p[3]);
+	if (a < 0 || b < 0 || c < 0)
+		return -1;
+	v = a * 64 + b * 8 + c;
+	return v >= 1 && v <= 0xff ? v : -1;
+}
+
+int path_unescape(const char *p, size_t len, char **out, char *err,
+		  size_t errlen)
+{
+	char *raw = xmalloc(len + 1), *o = raw;
+
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)p[i];
+		int v;
 
-		if (c < 0x20 || c == 0x7f) {
-			snprintf(err, errlen, "path '%s' has a control character "
-				 "(byte %zu), which the kernel does not take",
-				 shortened(p, len), i + 1);
-			return -1;
+		if (c == '\\' && (v = octal_escape(p + i, len - i)) >= 0) {
+			*o++ = (char)v;
+			i += 3;
+			continue;
 		}
-	}
-	if (p[len - 1] == ' ' || p[len - 1] == '\t') {
-		snprintf(err, errlen, "path '%s' ends in a blank, which the "
-			 "kernel does not take", shortened(p, len));
+		if (c == '\\')
+			snprintf(err, errlen, "path '%s': a backslash must be "
+				 "followed by 3 octal digits (byte %zu; \\134 "
+				 "is a backslash)", shortened(p, len), i + 1);
+		else if (c < 0x20 || c == 0x7f)
+			snprintf(err, errlen, "path '%s' has a control character "
+				 "(byte %zu): write it as \\%03o", shortened(p, len),
+				 i + 1, c);
+		else {
+			*o++ = (char)c;
+			continue;
+		}
+		free(raw);
 		return -1;
 	}
+	*o = '\0';
+	*out = raw;
 	return 0;
+}
+
+char *path_escape(const char *raw)
+{
+	size_t n = strlen(raw);
+	char *s = xmalloc(4 * n + 1), *o = s;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)raw[i];
+
+		if (kernel_escapes(c) || (c == ' ' && i + 1 == n))
+			o += sprintf(o, "\\%03o", c);
+		else
+			*o++ = (char)c;
+	}
+	*o = '\0';
+	return s;
 }
 
 bool rule_is_too_broad(const struct rule *r)
@@ -126,6 +188,8 @@ int rule_parse_line(const char *line, size_t len, struct rule *r,
 		    char *err, size_t errlen)
 {
 	size_t wlen = 0, p;
+	bool optional;
+	char *raw;
 
 	if (memchr(line, '\0', len)) {
 		snprintf(err, errlen, "NUL byte in line");
@@ -139,15 +203,24 @@ int rule_parse_line(const char *line, size_t len, struct rule *r,
 		len--;
 	if (len == 0 || line[0] == '#')
 		return 0;
+	optional = line[0] == '-';
+	line += optional;
+	len -= optional;
 	while (wlen < len && !is_blank(line[wlen]))
 		wlen++;
 	if (parse_scope_word(line, wlen, r, err, errlen))
 		return -1;
 	for (p = wlen; p < len && is_blank(line[p]); p++)
 		;
-	if (rule_check_path(line + p, len - p, err, errlen))
+	if (rule_check_path(line + p, len - p, err, errlen) ||
+	    path_unescape(line + p, len - p, &raw, err, errlen))
 		return -1;
-	r->path = xstrndup(line + p, len - p);
+	if (rule_check_path(raw, strlen(raw), err, errlen)) {
+		free(raw);
+		return -1;
+	}
+	r->path = raw;
+	r->optional = optional;
 	r->file = NULL;
 	r->line = 0;
 	return 1;
@@ -156,11 +229,25 @@ int rule_parse_line(const char *line, size_t len, struct rule *r,
 char *rule_format(const struct rule *r)
 {
 	const char *opt = r->ignore_writers ? "," OPT_IGNORE_WRITERS : "";
+	char *path = path_escape(r->path);
 	size_t n = strlen(scope_name(r->scope)) + strlen(opt) +
-		   strlen(r->path) + 2;
+		   strlen(path) + 2;
 	char *s = xmalloc(n);
 
-	snprintf(s, n, "%s%s %s", scope_name(r->scope), opt, r->path);
+	snprintf(s, n, "%s%s %s", scope_name(r->scope), opt, path);
+	free(path);
+	return s;
+}
+
+char *rule_display(const struct rule *r)
+{
+	const char *opt = r->ignore_writers ? "," OPT_IGNORE_WRITERS : "";
+	const char *path = esc(r->path);
+	size_t n = strlen(scope_name(r->scope)) + strlen(opt) +
+		   strlen(path) + 2;
+	char *s = xmalloc(n);
+
+	snprintf(s, n, "%s%s %s", scope_name(r->scope), opt, path);
 	return s;
 }
 
@@ -249,13 +336,12 @@ int policy_add_text(struct policy *p, const char *file, const char *buf,
 		if (rc == 0)
 			continue;
 		if (rc > 0) {
-			size_t bytes;
+			char *k = rule_format(&r);
+			size_t bytes = strlen(k) + 1;	/* and '\n' */
 
+			free(k);
 			r.file = file;
 			r.line = line;
-			/* "SCOPE[,ignore-writers] PATH\n" */
-			bytes = strlen(scope_name(r.scope)) + strlen(r.path) + 2 +
-				(r.ignore_writers ? strlen("," OPT_IGNORE_WRITERS) : 0);
 			if (check_new_rule(p, &r, bytes, err, errlen) == 0) {
 				policy_append(p, &r, bytes);
 				continue;
@@ -284,7 +370,7 @@ char *policy_serialize(const struct policy *p, size_t *len)
 	char *s;
 
 	for (size_t i = 0; i < p->n; i++)
-		cap += strlen(p->rule[i].path) + 32;
+		cap += 4 * strlen(p->rule[i].path) + 32;
 	s = xmalloc(cap);
 	for (size_t i = 0; i < p->n; i++) {
 		char *line = rule_format(&p->rule[i]);

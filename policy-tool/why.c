@@ -244,9 +244,9 @@ static void print_processes(const struct why *w)
 
 static void print_rule(const char *label, const struct rule *r)
 {
-	char *s = r->path ? rule_format(r) : NULL;
+	char *s = r->path ? rule_display(r) : NULL;
 
-	printf("%s%s\n", label, s ? esc(s) : "no rule");
+	printf("%s%s\n", label, s ? s : "no rule");
 	free(s);
 }
 

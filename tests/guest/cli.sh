@@ -203,11 +203,11 @@ test_mode_is_shown_and_set() {
 
 test_add_and_del_a_rule() {
 	mkdir "$T/d" || return 1
-	run "$DWC" add --lib "$T/d"
+	run "$DWC" add -q --lib "$T/d"
 	expect 0 "" || return 1
 	run "$DWC" list
 	has_line "lib $T/d" || return 1
-	run "$DWC" del "$T/d"
+	run "$DWC" del -q "$T/d"
 	expect 0 "" || return 1
 	run "$DWC" list
 	if grep -qF "$T/d" "$T/.out"; then
@@ -218,22 +218,22 @@ test_add_and_del_a_rule() {
 
 test_add_stores_canonical_path_and_option() {
 	mkdir -p "$T/d" && ln -sf "$T/d" "$T/link" || return 1
-	run "$DWC" add --exec --ignore-writers "$T/link"
+	run "$DWC" add -q --exec --ignore-writers "$T/link"
 	expect 0 "" || return 1
 	run "$DWC" list
 	has_line "exec,ignore-writers $T/d" || return 1
-	run "$DWC" del "$T/link"
+	run "$DWC" del -q "$T/link"
 	expect 0 ""
 }
 
 test_add_of_a_missing_path_fails() {
-	run "$DWC" add "$T/missing"
+	run "$DWC" add -q "$T/missing"
 	expect 1 "denywritectl: add: $T/missing: No such file or directory"
 }
 
 test_add_is_all_or_nothing() {
 	mkdir -p "$T/d" || return 1
-	run "$DWC" add "$T/d" "$T/missing"
+	run "$DWC" add -q "$T/d" "$T/missing"
 	expect 1 "denywritectl: add: $T/missing: No such file or directory" ||
 		return 1
 	run "$DWC" list
@@ -245,32 +245,32 @@ test_add_is_all_or_nothing() {
 
 test_add_of_a_present_rule_fails() {
 	mkdir -p "$T/d" || return 1
-	run "$DWC" add "$T/d"
+	run "$DWC" add -q "$T/d"
 	expect 0 "" || return 1
-	run "$DWC" add --exec "$T/d"
+	run "$DWC" add -q --exec "$T/d"
 	expect 1 "denywritectl: add: $T/d: a rule for this path is already present"
 }
 
 test_add_of_the_same_object_by_another_name_fails_in_kernel() {
 	mkdir -p "$T/d" "$T/e" || return 1
 	mount -o bind "$T/d" "$T/e" || { why="mount -o bind failed"; return 1; }
-	run "$DWC" add "$T/d"
+	run "$DWC" add -q "$T/d"
 	expect 0 "" || return 1
-	run "$DWC" add "$T/e"
+	run "$DWC" add -q "$T/e"
 	expect 1 "denywritectl: add: $T/e: a rule for this path is already present"
 }
 
 test_del_of_an_absent_rule_fails() {
 	mkdir -p "$T/d" || return 1
-	run "$DWC" del "$T/d"
+	run "$DWC" del -q "$T/d"
 	expect 1 "denywritectl: del: $T/d: not present in the policy"
 }
 
 test_del_checks_every_path_before_deleting() {
 	mkdir -p "$T/d" || return 1
-	run "$DWC" add "$T/d"
+	run "$DWC" add -q "$T/d"
 	expect 0 "" || return 1
-	run "$DWC" del "$T/d" /no/such/rule
+	run "$DWC" del -q "$T/d" /no/such/rule
 	expect 1 "denywritectl: del: /no/such/rule: not present in the policy" ||
 		return 1
 	run "$DWC" list
@@ -293,7 +293,7 @@ test_clear_removes_every_rule() {
 
 test_save_clear_load_round_trips() {
 	mkdir -p "$T/d" || return 1
-	run "$DWC" add --lib --ignore-writers "$T/d"
+	run "$DWC" add -q --lib --ignore-writers "$T/d"
 	expect 0 "" || return 1
 	"$DWC" save >"$T/p1" || { why="save failed"; return 1; }
 	run "$DWC" clear
@@ -379,7 +379,7 @@ test_why_explains_a_running_executable() {
 test_why_explains_a_running_shared_library() {
 	lib=$(cd /usr/lib && pwd -P)/libdwtest.so
 	cp "$lib" "$T/libcopy.so" || { why="no $lib"; return 1; }
-	run "$DWC" add --lib /usr/lib
+	run "$DWC" add -q --lib /usr/lib
 	expect 0 "" || return 1
 	start libdwtest.so "$BIN/dynsleep" || return 1
 	run "$DWC" why "$lib"

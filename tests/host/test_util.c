@@ -24,8 +24,34 @@ static const struct {
 	{ "c1 csi \xc2\x9b" "2J", "c1 csi \\xc2\\x9b2J" },	/* U+009B */
 	{ "nbsp \xc2\xa0", "nbsp \xc2\xa0" },
 	{ "cut \xe2\x82", "cut \\xe2\\x82" },
+	{ "rlo \xe2\x80\xae" "cod.exe", "rlo \\xe2\\x80\\xaecod.exe" },	/* U+202E */
+	{ "\xef\xbb\xbf" "bom", "\\xef\\xbb\\xbfbom" },		/* U+FEFF */
+	{ "zw\xe2\x80\x8bsp", "zw\\xe2\\x80\\x8bsp" },		/* U+200B */
 	{ "", "" },
 };
+
+TEST(unesc_reverses_esc_and_takes_octal)
+{
+	static const char *const strings[] = {
+		"/a\\b", "/\xff\t\n\r", "/\xe2\x80\xae", "/caf\xc3\xa9 x",
+		"/\x1b[2J",
+	};
+	char *back;
+
+	for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
+		back = unesc(esc(strings[i]));
+		CHECK(back && strcmp(back, strings[i]) == 0, "case %zu: '%s'",
+		      i, back ? esc(back) : "NULL");
+		free(back);
+	}
+	back = unesc("/a\\134b\\011");
+	CHECK(back && strcmp(back, "/a\\b\t") == 0, "octal: %s",
+	      back ? esc(back) : "NULL");
+	free(back);
+	CHECK(!unesc("/a\\q") && !unesc("/a\\x1") && !unesc("/a\\000"),
+	      "malformed escapes accepted");
+	return 0;
+}
 
 TEST(esc_escapes_control_characters_and_invalid_utf8)
 {
@@ -105,6 +131,7 @@ TEST(hash_index_finds_every_item_and_nothing_else)
 }
 
 const struct test util_tests[] = {
+	T(unesc_reverses_esc_and_takes_octal),
 	T(esc_escapes_control_characters_and_invalid_utf8),
 	T(esc_results_stay_valid_for_several_calls),
 	T(esc_never_gives_two_strings_the_same_text),
