@@ -13,6 +13,7 @@ enum {
 	OPT_CHECK,
 	OPT_ALLOW_EMPTY,
 	OPT_ROOT,
+	OPT_STRICT,
 };
 
 #define F_JSON	0x1	/* takes --json */
@@ -58,6 +59,7 @@ static const struct option command_opts[] = {
 	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "allow-empty", no_argument, NULL, OPT_ALLOW_EMPTY },
 	{ "root", required_argument, NULL, OPT_ROOT },
+	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -218,6 +220,7 @@ static int refuse_option(int opt, char **argv, unsigned int flags,
 	case OPT_CHECK:
 	case OPT_ALLOW_EMPTY:
 	case OPT_ROOT:
+	case OPT_STRICT:
 		need = F_LOAD;
 		break;
 	default:
@@ -260,6 +263,9 @@ static int parse_command_opt(int opt, char **argv, unsigned int flags,
 		return 0;
 	case OPT_ROOT:
 		c->root = optarg;
+		return 0;
+	case OPT_STRICT:
+		c->strict = true;
 		return 0;
 	case OPT_IGNORE_WRITERS:
 		c->ignore_writers = true;

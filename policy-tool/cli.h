@@ -33,6 +33,7 @@ struct cli {
 	bool quiet;		/* load: no "loaded N rules" line */
 	bool dry_run;		/* load: parse and resolve, do not load */
 	bool allow_empty;	/* load: an empty policy clears the rules */
+	bool strict;		/* load: any bad rule or file fails it all */
 	const char *root;	/* load: rules.d directories under this root */
 	char **args;		/* operands, pointing into argv */
 	int nargs;

@@ -148,35 +148,66 @@ static int read_source(const struct source *s, char **buf, size_t *len)
 	return err;
 }
 
-/* Parse every source into p; 1 (reported) on the first error. */
-static int parse_sources(const struct sources *l, struct policy *p)
+/* How the bad parts of a policy are told and counted. */
+struct checking {
+	bool strict;		/* the first one fails the whole load */
+	unsigned int skipped;	/* rules and files skipped */
+};
+
+static bool report_line(void *ctx, const char *file, unsigned int line,
+			const char *reason)
+{
+	struct checking *ck = ctx;
+
+	if (ck->strict) {
+		fail("load: %s:%u: %s", esc(file), line, reason);
+		return false;
+	}
+	fail("load: %s:%u: %s (rule skipped)", esc(file), line, reason);
+	ck->skipped++;
+	return true;
+}
+
+/* Parse every source into p; 1 (reported) if it must stop. */
+static int parse_sources(const struct sources *l, struct policy *p,
+			 struct checking *ck)
 {
 	for (size_t i = 0; i < l->n; i++) {
-		char *buf, reason[512];
-		unsigned int line;
+		char *buf;
 		size_t len;
 		int err = read_source(&l->s[i], &buf, &len);
 
-		if (err)
+		if (err && ck->strict)
 			return fail("load: %s: %s", esc(l->s[i].name),
 				    strerror(err));
-		err = policy_add_text(p, l->s[i].name, buf, len, &line, reason,
-				      sizeof(reason));
+		if (err) {
+			fail("load: %s: %s (file skipped)", esc(l->s[i].name),
+			     strerror(err));
+			ck->skipped++;
+			continue;
+		}
+		err = policy_add_lines(p, l->s[i].name, buf, len, true,
+				       report_line, ck);
 		free(buf);
-		if (err)
-			return fail("load: %s:%u: %s", esc(l->s[i].name), line,
-				    reason);
+		if (err < 0 && ck->strict)
+			return 1;
+		if (err < 0) {
+			fail("load: %s: the rest of the policy is skipped too",
+			     esc(l->s[i].name));
+			ck->skipped++;
+			return 0;
+		}
 	}
 	return 0;
 }
 
-/* Where a rule came from, "file:line" (escaped, in a ring buffer). */
+/* Where a rule came from, "file:line" (in a static buffer). */
 static const char *origin(const struct rule *r)
 {
-	char buf[PATH_MAX + 16];
+	static char buf[PATH_MAX + 16];
 
 	snprintf(buf, sizeof(buf), "%s:%u", r->file ? r->file : "?", r->line);
-	return esc(buf);
+	return buf;
 }
 
 struct object {
@@ -192,56 +223,100 @@ static bool object_eq(const void *ctx, size_t pos)
 	return o[pos].dev == key->dev && o[pos].ino == key->ino;
 }
 
-/* Resolve rule i as the kernel will; 1 (reported) if it would refuse it. */
-static int resolve_rule(const struct policy *p, size_t i, struct object *obj,
-			struct hindex *seen)
+/* What resolving the rules keeps track of. */
+struct resolving {
+	struct object *obj;	/* of each rule */
+	size_t *winner;		/* for the first rule of an object: the
+				 * rule that names it now */
+	bool *keep;
+	struct hindex seen;
+};
+
+/* A rule that resolving drops: reported unless it is optional. */
+static int drop(const struct policy *p, size_t i, struct resolving *rs,
+		struct checking *ck, const char *reason)
 {
 	const struct rule *r = &p->rule[i];
-	char *canon = realpath(r->path, NULL);
-	struct rule cr = *r;
-	struct stat st;
-	const void *ctx[2] = { obj, &obj[i] };
-	uint64_t h;
-	long dup;
 
-	if (!canon || stat(canon, &st) != 0) {
-		int rc = fail("load: %s: %s: %s", origin(r), esc(r->path),
-			      strerror(errno));
-
-		free(canon);
-		return rc;
-	}
-	obj[i].dev = st.st_dev;
-	obj[i].ino = st.st_ino;
-	cr.path = canon;
-	if (rule_is_too_broad(&cr))
-		warn_too_broad(&cr, origin(r));
-	free(canon);
-	h = hash_bytes(&obj[i], sizeof(obj[i]));
-	dup = hindex_find(seen, h, object_eq, ctx);
-	if (dup >= 0 && p->rule[dup].file == r->file)
-		return fail("load: %s: %s is the same as %s on line %u",
-			    origin(r), esc(r->path), esc(p->rule[dup].path),
-			    p->rule[dup].line);
-	if (dup >= 0)
-		return fail("load: %s: %s is the same as %s in %s", origin(r),
-			    esc(r->path), esc(p->rule[dup].path),
-			    origin(&p->rule[dup]));
-	hindex_add(seen, h, i);
-	return 0;
+	rs->keep[i] = false;
+	if (!reason)
+		return 0;
+	return report_line(ck, r->file ? r->file : "?", r->line, reason) ? 0 : 1;
 }
 
-/* Every path exists and names another object; warnings for broad rules. */
-static int resolve_rules(const struct policy *p)
+/* The rule i names the same object as rule first of an earlier file. */
+static void override(size_t i, size_t first, struct resolving *rs)
 {
-	struct object *obj = xcalloc(p->n, sizeof(*obj));
-	struct hindex seen = { 0 };
+	rs->keep[rs->winner[first]] = false;
+	rs->winner[first] = i;
+}
+
+/* Resolve rule i as the kernel will; 1 (reported) to stop the load. */
+static int resolve_rule(struct policy *p, size_t i, struct resolving *rs,
+			struct checking *ck)
+{
+	struct rule *r = &p->rule[i];
+	char reason[2 * PATH_MAX + 64];
+	const void *ctx[2] = { rs->obj, &rs->obj[i] };
+	struct stat st;
+	uint64_t h;
+	long first;
+
+	r->canon = realpath(r->path, NULL);
+	if (!r->canon || stat(r->canon, &st) != 0) {
+		snprintf(reason, sizeof(reason), "%s: %s", esc(r->path),
+			 strerror(errno));
+		return drop(p, i, rs, ck, r->optional ? NULL : reason);
+	}
+	rs->obj[i].dev = st.st_dev;
+	rs->obj[i].ino = st.st_ino;
+	h = hash_bytes(&rs->obj[i], sizeof(rs->obj[i]));
+	first = hindex_find(&rs->seen, h, object_eq, ctx);
+	if (first < 0) {
+		hindex_add(&rs->seen, h, i);
+		rs->winner[i] = i;
+		return 0;
+	}
+	if (p->rule[rs->winner[first]].file != r->file) {
+		override(i, (size_t)first, rs);
+		return 0;
+	}
+	snprintf(reason, sizeof(reason), "%s is the same as %s on line %u",
+		 esc(r->path), esc(p->rule[rs->winner[first]].path),
+		 p->rule[rs->winner[first]].line);
+	return drop(p, i, rs, ck, reason);
+}
+
+/*
+ * Resolve every path (canon) and keep, of the rules that name one object,
+ * the one of the last file; drop the rules the kernel would refuse.
+ * Warnings for broad rules.  1 (reported) to stop the load.
+ */
+static int resolve_rules(struct policy *p, struct checking *ck)
+{
+	struct resolving rs = { 0 };
 	int rc = 0;
 
+	rs.obj = xcalloc(p->n, sizeof(*rs.obj));
+	rs.winner = xcalloc(p->n, sizeof(*rs.winner));
+	rs.keep = xcalloc(p->n, sizeof(*rs.keep));
+	for (size_t i = 0; i < p->n; i++)
+		rs.keep[i] = true;
 	for (size_t i = 0; i < p->n && !rc; i++)
-		rc = resolve_rule(p, i, obj, &seen);
-	hindex_free(&seen);
-	free(obj);
+		rc = resolve_rule(p, i, &rs, ck);
+	if (!rc)
+		policy_keep(p, rs.keep);
+	for (size_t i = 0; i < p->n && !rc; i++) {
+		struct rule cr = p->rule[i];
+
+		cr.path = cr.canon;
+		if (rule_is_too_broad(&cr))
+			warn_too_broad(&cr, origin(&p->rule[i]));
+	}
+	hindex_free(&rs.seen);
+	free(rs.obj);
+	free(rs.winner);
+	free(rs.keep);
 	return rc;
 }
 
@@ -274,9 +349,10 @@ static int load_policy(struct dw *dw, const struct cli *c,
 static int load(struct dw *dw, const struct cli *c, const struct sources *l,
 		struct policy *p)
 {
-	int rc = parse_sources(l, p);
+	struct checking ck = { .strict = c->strict };
+	int rc = parse_sources(l, p, &ck);
 
-	if (rc || (rc = resolve_rules(p)) != 0)
+	if (rc || (rc = resolve_rules(p, &ck)) != 0)
 		return rc;
 	if (p->n == 0 && !c->allow_empty)
 		return fail("load: no rules in %zu %s: refusing to clear the "
@@ -290,6 +366,11 @@ static int load(struct dw *dw, const struct cli *c, const struct sources *l,
 		       plural(p->n, "rule", "rules"), l->n,
 		       plural(l->n, "file", "files"),
 		       c->dry_run ? " (dry run: nothing loaded)" : "");
+	if (ck.skipped)
+		return fail("load: %u %s skipped: the other rules %s",
+			    ck.skipped, ck.skipped == 1 ? "part was" :
+			    "parts were", c->dry_run ? "are valid" :
+			    "are in force");
 	return 0;
 }
 

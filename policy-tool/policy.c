@@ -295,9 +295,28 @@ static void policy_append(struct policy *p, const struct rule *r,
 	p->bytes += bytes;
 }
 
-/* Whether r may join p; else the reason in err. */
+/* The bytes r takes in the kernel's rules file, with its newline. */
+static size_t rule_bytes(const struct rule *r)
+{
+	char *k = rule_format(r);
+	size_t n = strlen(k) + 1;
+
+	free(k);
+	return n;
+}
+
+/* A rule of an earlier file for r's path, which r replaces; or NULL. */
+static struct rule *overridden(struct policy *p, const struct rule *r,
+			       bool override)
+{
+	struct rule *dup = (struct rule *)find_rule(p, r->path);
+
+	return override && dup && dup->file != r->file ? dup : NULL;
+}
+
+/* Whether r may join p; else the reason in err and, for a limit, *stop. */
 static int check_new_rule(const struct policy *p, const struct rule *r,
-			  size_t bytes, char *err, size_t errlen)
+			  size_t bytes, bool *stop, char *err, size_t errlen)
 {
 	const struct rule *dup = find_rule(p, r->path);
 
@@ -308,10 +327,10 @@ static int check_new_rule(const struct policy *p, const struct rule *r,
 		snprintf(err, errlen, "a rule for %s is already in %s:%u",
 			 shortened(r->path, strlen(r->path)),
 			 dup->file ? esc(dup->file) : "?", dup->line);
-	else if (p->n >= POLICY_MAX_RULES)
+	else if ((*stop = p->n >= POLICY_MAX_RULES))
 		snprintf(err, errlen, "more than %d rules, the kernel's limit",
 			 POLICY_MAX_RULES);
-	else if (p->bytes + bytes > POLICY_MAX_BYTES)
+	else if ((*stop = p->bytes + bytes > POLICY_MAX_BYTES))
 		snprintf(err, errlen, "the policy grows past %d bytes, the "
 			 "kernel's limit", POLICY_MAX_BYTES);
 	else
@@ -319,39 +338,84 @@ static int check_new_rule(const struct policy *p, const struct rule *r,
 	return -1;
 }
 
-int policy_add_text(struct policy *p, const char *file, const char *buf,
-		    size_t len, unsigned int *bad_line, char *err,
-		    size_t errlen)
+/* Add or override with the parsed rule r; -1 (reason in err) if not. */
+static int take_rule(struct policy *p, struct rule *r, bool override,
+		     bool *stop, char *err, size_t errlen)
+{
+	struct rule *old = overridden(p, r, override);
+	size_t bytes = rule_bytes(r);
+
+	if (old) {
+		p->bytes = p->bytes - rule_bytes(old) + bytes;
+		free(old->path);
+		free(old->canon);
+		*old = *r;
+		return 0;
+	}
+	if (check_new_rule(p, r, bytes, stop, err, errlen) == 0) {
+		policy_append(p, r, bytes);
+		return 0;
+	}
+	free(r->path);
+	return -1;
+}
+
+int policy_add_lines(struct policy *p, const char *file, const char *buf,
+		     size_t len, bool override, policy_report_fn report,
+		     void *ctx)
 {
 	const char *end = buf + len;
 	unsigned int line = 0;
+	int rc = 0;
 
 	while (buf < end) {
 		const char *text;
 		size_t n = next_line(&buf, end, &text);
-		struct rule r;
-		int rc = rule_parse_line(text, n, &r, err, errlen);
+		struct rule r = { 0 };
+		char err[512];
+		bool stop = false;
+		int kind = rule_parse_line(text, n, &r, err, sizeof(err));
 
 		line++;
-		if (rc == 0)
+		if (kind == 0)
 			continue;
-		if (rc > 0) {
-			char *k = rule_format(&r);
-			size_t bytes = strlen(k) + 1;	/* and '\n' */
-
-			free(k);
-			r.file = file;
-			r.line = line;
-			if (check_new_rule(p, &r, bytes, err, errlen) == 0) {
-				policy_append(p, &r, bytes);
-				continue;
-			}
-			free(r.path);
-		}
-		*bad_line = line;
-		return -1;
+		r.file = file;
+		r.line = line;
+		if (kind > 0 &&
+		    take_rule(p, &r, override, &stop, err, sizeof(err)) == 0)
+			continue;
+		if (!report(ctx, file, line, err) || stop)
+			return -1;
+		rc = 1;
 	}
-	return 0;
+	return rc;
+}
+
+struct first_error {
+	unsigned int *line;
+	char *err;
+	size_t errlen;
+};
+
+static bool stop_at_first(void *ctx, const char *file, unsigned int line,
+			  const char *reason)
+{
+	const struct first_error *fe = ctx;
+
+	(void)file;
+	*fe->line = line;
+	snprintf(fe->err, fe->errlen, "%s", reason);
+	return false;
+}
+
+int policy_add_text(struct policy *p, const char *file, const char *buf,
+		    size_t len, unsigned int *bad_line, char *err,
+		    size_t errlen)
+{
+	struct first_error fe = { bad_line, err, errlen };
+
+	return policy_add_lines(p, file, buf, len, false, stop_at_first,
+				&fe) ? -1 : 0;
 }
 
 int policy_parse(const char *buf, size_t len, struct policy *p,
@@ -390,10 +454,33 @@ const struct rule *policy_find(const struct policy *p, const char *path)
 	return find_rule(p, path);
 }
 
+void policy_keep(struct policy *p, const bool *keep)
+{
+	size_t n = 0;
+
+	hindex_free(&p->by_path);
+	p->bytes = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		struct rule *r = &p->rule[i];
+
+		if (!keep[i]) {
+			free(r->path);
+			free(r->canon);
+			continue;
+		}
+		p->bytes += rule_bytes(r);
+		hindex_add(&p->by_path, hash_bytes(r->path, strlen(r->path)), n);
+		p->rule[n++] = *r;
+	}
+	p->n = n;
+}
+
 void policy_free(struct policy *p)
 {
-	for (size_t i = 0; i < p->n; i++)
+	for (size_t i = 0; i < p->n; i++) {
 		free(p->rule[i].path);
+		free(p->rule[i].canon);
+	}
 	free(p->rule);
 	hindex_free(&p->by_path);
 	policy_init(p);

@@ -28,6 +28,7 @@ struct rule {
 	bool optional;		/* "-" before it in a policy file: the path
 				 * may be missing */
 	char *path;		/* owned; the bytes of the path, unescaped */
+	char *canon;		/* owned; load: the path resolved, or NULL */
 	const char *file;	/* the policy file's name, not owned; or NULL */
 	unsigned int line;	/* line in the policy file, 0 if none */
 };
@@ -88,18 +89,38 @@ char *rule_display(const struct rule *r);
 void policy_init(struct policy *p);
 
 /*
+ * Told about a bad line of a policy file (reason: why); returns whether
+ * to go on (the line is skipped) or stop.
+ */
+typedef bool (*policy_report_fn)(void *ctx, const char *file,
+				 unsigned int line, const char *reason);
+
+/*
  * Parse the text of the policy file named `file` (kept by pointer in each
  * rule; NULL for none) and append its rules to p, in time linear in len.
- * On error returns -1 with the 1-based number of the first bad line in
- * *bad_line and the reason in err; p then holds the rules before that
- * line.  Errors: a malformed line, a path the kernel would refuse, two
- * rules with the same path (in any of the files added), and a policy
- * past the kernel's limits (POLICY_MAX_RULES, POLICY_MAX_BYTES), where
- * parsing stops.
+ * Each bad line is reported: a malformed line, a path the kernel would
+ * refuse, two rules with the same path in one file (or in any of the
+ * files added, unless override: then the rule of a later file replaces
+ * the earlier one, as sysctl.d's do), and a rule past the kernel's
+ * limits (POLICY_MAX_RULES, POLICY_MAX_BYTES), where parsing stops.
+ * Returns 0 if no line was bad, 1 if bad lines were skipped, -1 if it
+ * stopped (at a limit or when report said so).
+ */
+int policy_add_lines(struct policy *p, const char *file, const char *buf,
+		     size_t len, bool override, policy_report_fn report,
+		     void *ctx);
+
+/*
+ * policy_add_lines without override that stops at the first bad line:
+ * -1 with its 1-based number in *bad_line and the reason in err; p then
+ * holds the rules before that line.
  */
 int policy_add_text(struct policy *p, const char *file, const char *buf,
 		    size_t len, unsigned int *bad_line, char *err,
 		    size_t errlen);
+
+/* Keep the rules i for which keep[i], in their order. */
+void policy_keep(struct policy *p, const bool *keep);
 
 /* policy_init and policy_add_text; on error p is left empty. */
 int policy_parse(const char *buf, size_t len, struct policy *p,
