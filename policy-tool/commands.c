@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "commands.h"
 #include "json.h"
+#include "sha256.h"
 #include "util.h"
 
 #include <errno.h>
@@ -75,7 +76,15 @@ static int read_stats(const struct dw *dw, struct kvlist *l,
 	return 0;
 }
 
-static void status_json(const char *mode, const char *v[N_STATS])
+/* The counters, as stats --json gives them, into an open object. */
+static void counters_json(struct json *j, const struct kvlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		json_number_text(j, l->kv[i].key, l->kv[i].value);
+}
+
+static void status_json(const char *mode, const char *digest,
+			const struct kvlist *l)
 {
 	struct json j;
 
@@ -83,56 +92,81 @@ static void status_json(const char *mode, const char *v[N_STATS])
 	json_begin(&j, NULL, '{');
 	json_bool(&j, "active", true);
 	json_string(&j, "mode", mode);
-	json_number_text(&j, "rules", v[0]);
-	json_number_text(&j, "protected", v[1]);
-	json_begin(&j, "denied", '{');
-	json_number_text(&j, "write", v[2]);
-	json_number_text(&j, "truncate", v[3]);
-	json_number_text(&j, "exec", v[4]);
-	json_number_text(&j, "mmap", v[5]);
-	json_end(&j, '}');
-	json_number_text(&j, "audited", v[6]);
+	json_string(&j, "policy", digest);
+	counters_json(&j, l);
 	json_end(&j, '}');
 }
 
-/* status on a kernel where denywrite is not active: exit 3. */
-static int status_inactive(const struct cli *c)
+static void status_text(const char *mode, const char *digest,
+			const struct kvlist *l, const char *v[N_STATS])
+{
+	const char *gone = kv_get(l, "gone");
+
+	printf("active:    yes\n"
+	       "mode:      %s\n"
+	       "rules:     %s\n"
+	       "policy:    %s\n"
+	       "protected: %s file%s\n"
+	       "denied:    write %s, truncate %s, exec %s, mmap %s\n"
+	       "audited:   %s\n",
+	       esc(mode), esc(v[0]), digest, esc(v[1]),
+	       strcmp(v[1], "1") ? "s" : "", esc(v[2]), esc(v[3]), esc(v[4]),
+	       esc(v[5]), esc(v[6]));
+	if (gone && strcmp(gone, "0") != 0)
+		printf("gone:      %s rule%s (%s filesystem was unmounted)\n",
+		       esc(gone), strcmp(gone, "1") ? "s" : "",
+		       strcmp(gone, "1") ? "their" : "its");
+}
+
+/* status when denywrite is not active (3) or that is unknown (4). */
+static int status_inactive(const struct cli *c, int rc)
 {
 	struct json j;
 
 	if (c->json) {
 		json_init(&j, stdout);
 		json_begin(&j, NULL, '{');
-		json_bool(&j, "active", false);
+		if (rc == EXIT_INACTIVE)
+			json_bool(&j, "active", false);
+		else
+			json_string(&j, "active", NULL);
 		json_end(&j, '}');
 	} else {
-		puts("active:    no");
+		puts(rc == EXIT_INACTIVE ? "active:    no" : "active:    unknown");
 	}
-	return EXIT_INACTIVE;
+	return rc;
+}
+
+/* The SHA-256 of the rules file, as audit records give it. */
+static int policy_digest(const struct dw *dw, char hex[SHA256_HEX_LEN + 1])
+{
+	char *buf;
+	size_t len;
+	int err = dw_read(dw, "rules", &buf, &len);
+
+	if (err)
+		return fail("%s/rules: %s", esc(dw->dir), strerror(err));
+	sha256_hex(buf, len, hex);
+	free(buf);
+	return 0;
 }
 
 int cmd_status(struct dw *dw, const struct cli *c)
 {
-	char mode[32];
+	char mode[32], digest[SHA256_HEX_LEN + 1];
 	const char *v[N_STATS];
 	struct kvlist l;
 	int rc = dw_open(dw);
 
-	if (rc == EXIT_INACTIVE)
-		return status_inactive(c);
-	if (rc || dw_read_mode(dw, mode, sizeof(mode)) || read_stats(dw, &l, v))
+	if (rc == EXIT_INACTIVE || rc == EXIT_UNKNOWN)
+		return status_inactive(c, rc);
+	if (rc || dw_read_mode(dw, mode, sizeof(mode)) ||
+	    policy_digest(dw, digest) || read_stats(dw, &l, v))
 		return 1;
 	if (c->json)
-		status_json(mode, v);
+		status_json(mode, digest, &l);
 	else
-		printf("active:    yes\n"
-		       "mode:      %s\n"
-		       "rules:     %s\n"
-		       "protected: %s file%s\n"
-		       "denied:    write %s, truncate %s, exec %s, mmap %s\n"
-		       "audited:   %s\n",
-		       esc(mode), v[0], v[1], strcmp(v[1], "1") ? "s" : "", v[2],
-		       v[3], v[4], v[5], v[6]);
+		status_text(mode, digest, &l, v);
 	kv_free(&l);
 	return 0;
 }
@@ -147,17 +181,14 @@ int cmd_stats(struct dw *dw, const struct cli *c)
 		return rc;
 	if (dw_read_kv(dw, "stats", &l))
 		return 1;
-	json_init(&j, stdout);
-	if (c->json)
+	if (c->json) {
+		json_init(&j, stdout);
 		json_begin(&j, NULL, '{');
-	for (size_t i = 0; i < l.n; i++) {
-		if (c->json)
-			json_number_text(&j, l.kv[i].key, l.kv[i].value);
-		else
-			printf("%s %s\n", esc(l.kv[i].key), esc(l.kv[i].value));
-	}
-	if (c->json)
+		counters_json(&j, &l);
 		json_end(&j, '}');
+	}
+	for (size_t i = 0; i < l.n && !c->json; i++)
+		printf("%s %s\n", esc(l.kv[i].key), esc(l.kv[i].value));
 	kv_free(&l);
 	return 0;
 }

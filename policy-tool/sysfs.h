@@ -22,8 +22,10 @@ struct dw {
  * Find securityfs, mounting it (nosuid,nodev,noexec) when it is the
  * default one, not mounted, and we are root; then read root/lsm.  Returns
  * 0 if denywrite is active, EXIT_INACTIVE (and dw->active false) if
- * securityfs is there but denywrite is not, or prints the error and
- * returns 1.  Only commands that need the kernel call it.
+ * securityfs is there but denywrite is not, EXIT_UNKNOWN if that cannot
+ * be told (securityfs not mounted and not mountable, lsm unreadable:
+ * said on stderr), or prints the error and returns 1.  Only commands
+ * that need the kernel call it.
  */
 int dw_open(struct dw *dw);
 

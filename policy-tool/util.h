@@ -13,6 +13,7 @@
 #define EXIT_FAIL 1
 #define EXIT_USAGE 2
 #define EXIT_INACTIVE 3	/* denywrite is not active (as systemctl is-active) */
+#define EXIT_UNKNOWN 4	/* whether it is cannot be told (no securityfs) */
 
 /* Print "denywritectl: <message>\n" to stderr and return 1 (the exit code). */
 int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -66,15 +66,19 @@ TEST(commands_exit_3_when_the_denywrite_directory_is_missing)
 	return 0;
 }
 
-TEST(status_fails_when_securityfs_is_not_mounted)
+TEST(status_exits_4_when_it_cannot_tell_and_says_why)
 {
 	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1 };
 	char want[PATH_MAX + 128];
 
 	fake_init(&f, NULL, "");
-	snprintf(want, sizeof(want), "denywritectl: securityfs is not mounted: "
+	snprintf(want, sizeof(want), "denywritectl: cannot tell whether "
+		 "denywrite is active: securityfs is not mounted: "
 		 "mount -t securityfs securityfs %s\n", f.root);
-	EXPECT(&(struct opts){ .sfs = &f, .uid = -1 }, 1, "", want, "status");
+	EXPECT(&o, 4, "active:    unknown\n", want, "status");
+	EXPECT(&o, 4, "{\"active\":null}\n", want, "status", "--json");
+	EXPECT(&o, 4, "", want, "list");
 	return 0;
 }
 
@@ -87,9 +91,34 @@ TEST(status_reports_mode_rules_and_counters)
 	       "active:    yes\n"
 	       "mode:      enforce\n"
 	       "rules:     2\n"
+	       "policy:    7bc7be322cdbcedc500c23bcb2faa0a1f0d11555ca41094a449a19acf3b974ed\n"
 	       "protected: 5 files\n"
 	       "denied:    write 3, truncate 1, exec 0, mmap 4\n"
 	       "audited:   7\n", "", "status");
+	return 0;
+}
+
+TEST(status_says_how_many_rules_went_with_their_filesystem)
+{
+	struct fake f;
+
+	fake_default(&f);
+	fake_file(&f, "stats", FAKE_STATS "gone 1\n");
+	EXPECT(&(struct opts){ .sfs = &f, .uid = -1 }, 0,
+	       "active:    yes\n"
+	       "mode:      enforce\n"
+	       "rules:     2\n"
+	       "policy:    7bc7be322cdbcedc500c23bcb2faa0a1f0d11555ca41094a449a19acf3b974ed\n"
+	       "protected: 5 files\n"
+	       "denied:    write 3, truncate 1, exec 0, mmap 4\n"
+	       "audited:   7\n"
+	       "gone:      1 rule (its filesystem was unmounted)\n", "", "status");
+	fake_file(&f, "stats", FAKE_STATS "gone 70\n");
+	EXPECT(&(struct opts){ .sfs = &f, .uid = -1 }, 0, "{\"active\":true,"
+	       "\"mode\":\"enforce\",\"policy\":\"7bc7be322cdbcedc500c23bcb2faa0a1f0d11555ca41094a449a19acf3b974ed\",\"rules\":2,"
+	       "\"protected\":5,\"denied_write\":3,\"denied_truncate\":1,"
+	       "\"denied_exec\":0,\"denied_mmap\":4,\"audited\":7,"
+	       "\"gone\":70}\n", "", "status", "--json");
 	return 0;
 }
 
@@ -99,10 +128,11 @@ TEST(status_json_is_one_object)
 
 	fake_default(&f);
 	EXPECT(&(struct opts){ .sfs = &f, .uid = -1 }, 0,
-	       "{\"active\":true,\"mode\":\"enforce\",\"rules\":2,"
-	       "\"protected\":5,\"denied\":{\"write\":3,\"truncate\":1,"
-	       "\"exec\":0,\"mmap\":4},\"audited\":7}\n", "", "--json",
-	       "status");
+	       "{\"active\":true,\"mode\":\"enforce\",\"policy\":"
+	       "\"7bc7be322cdbcedc500c23bcb2faa0a1f0d11555ca41094a449a19acf3b974ed\",\"rules\":2,"
+	       "\"protected\":5,\"denied_write\":3,\"denied_truncate\":1,"
+	       "\"denied_exec\":0,\"denied_mmap\":4,\"audited\":7}\n", "",
+	       "--json", "status");
 	return 0;
 }
 
@@ -580,8 +610,9 @@ const struct test e2e_tests[] = {
 	T(usage_errors_exit_2_with_hint_line),
 	T(status_says_not_active_and_exits_3_without_denywrite),
 	T(commands_exit_3_when_the_denywrite_directory_is_missing),
-	T(status_fails_when_securityfs_is_not_mounted),
+	T(status_exits_4_when_it_cannot_tell_and_says_why),
 	T(status_reports_mode_rules_and_counters),
+	T(status_says_how_many_rules_went_with_their_filesystem),
 	T(status_json_is_one_object),
 	T(status_fails_on_stats_without_a_counter),
 	T(stats_prints_counters_as_key_value_lines_or_json),
