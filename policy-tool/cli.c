@@ -14,12 +14,15 @@ enum {
 	OPT_ALLOW_EMPTY,
 	OPT_ROOT,
 	OPT_STRICT,
+	OPT_SOURCES,
 };
 
 #define F_JSON	0x1	/* takes --json */
 #define F_ADD	0x2	/* takes the scope options */
 #define F_LOAD	0x4	/* takes --dry-run, --check, --allow-empty, --root */
 #define F_QUIET	0x8	/* takes -q */
+#define F_ROOT	0x10	/* takes --root */
+#define F_LIST	0x20	/* takes --sources */
 
 static const struct command_desc {
 	const char *name;
@@ -33,11 +36,12 @@ static const struct command_desc {
 	{ "add", CMD_ADD, 1, -1, F_ADD | F_QUIET },
 	{ "del", CMD_DEL, 1, -1, F_QUIET },
 	{ "clear", CMD_CLEAR, 0, 0, 0 },
-	{ "list", CMD_LIST, 0, 0, F_JSON },
-	{ "load", CMD_LOAD, 0, -1, F_LOAD | F_QUIET },
+	{ "list", CMD_LIST, 0, 0, F_JSON | F_LIST | F_ROOT },
+	{ "load", CMD_LOAD, 0, -1, F_LOAD | F_QUIET | F_ROOT },
 	{ "save", CMD_SAVE, 0, 0, 0 },
 	{ "why", CMD_WHY, 1, 1, F_JSON },
 	{ "stats", CMD_STATS, 0, 0, F_JSON },
+	{ "diff", CMD_DIFF, 0, -1, F_JSON | F_ROOT },
 };
 
 static const struct option global_opts[] = {
@@ -60,6 +64,7 @@ static const struct option command_opts[] = {
 	{ "allow-empty", no_argument, NULL, OPT_ALLOW_EMPTY },
 	{ "root", required_argument, NULL, OPT_ROOT },
 	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "sources", no_argument, NULL, OPT_SOURCES },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -219,9 +224,14 @@ static int refuse_option(int opt, char **argv, unsigned int flags,
 	case 'n':
 	case OPT_CHECK:
 	case OPT_ALLOW_EMPTY:
-	case OPT_ROOT:
 	case OPT_STRICT:
 		need = F_LOAD;
+		break;
+	case OPT_ROOT:
+		need = F_ROOT;
+		break;
+	case OPT_SOURCES:
+		need = F_LIST;
 		break;
 	default:
 		return 0;
@@ -266,6 +276,9 @@ static int parse_command_opt(int opt, char **argv, unsigned int flags,
 		return 0;
 	case OPT_STRICT:
 		c->strict = true;
+		return 0;
+	case OPT_SOURCES:
+		c->sources = true;
 		return 0;
 	case OPT_IGNORE_WRITERS:
 		c->ignore_writers = true;

@@ -20,6 +20,7 @@ enum command {
 	CMD_SAVE,
 	CMD_WHY,
 	CMD_STATS,
+	CMD_DIFF,
 };
 
 struct cli {
@@ -34,7 +35,9 @@ struct cli {
 	bool dry_run;		/* load: parse and resolve, do not load */
 	bool allow_empty;	/* load: an empty policy clears the rules */
 	bool strict;		/* load: any bad rule or file fails it all */
-	const char *root;	/* load: rules.d directories under this root */
+	bool sources;		/* list: the file and line of each rule */
+	const char *root;	/* load, diff, list --sources, --persist:
+				 * the rules.d directories under this root */
 	char **args;		/* operands, pointing into argv */
 	int nargs;
 };

@@ -216,7 +216,7 @@ int cmd_mode(struct dw *dw, const struct cli *c)
 	return 0;
 }
 
-static void rules_json(const struct policy *p)
+static void rules_json(const struct policy *p, const struct policy *gone)
 {
 	struct json j;
 
@@ -225,6 +225,10 @@ static void rules_json(const struct policy *p)
 	json_begin(&j, "rules", '[');
 	for (size_t i = 0; i < p->n; i++)
 		json_rule(&j, NULL, &p->rule[i]);
+	json_end(&j, ']');
+	json_begin(&j, "gone", '[');
+	for (size_t i = 0; i < gone->n; i++)
+		json_rule(&j, NULL, &gone->rule[i]);
 	json_end(&j, ']');
 	json_end(&j, '}');
 }
@@ -252,19 +256,39 @@ static int read_rules(struct dw *dw, struct policy *p)
 	return dw_read_rules(dw, p);
 }
 
+/* The rules gone with their filesystem, as comments after the rules. */
+static void gone_print(const struct policy *gone)
+{
+	for (size_t i = 0; i < gone->n; i++) {
+		char *line = rule_display(&gone->rule[i]);
+
+		printf("# gone (its filesystem was unmounted): %s\n", line);
+		free(line);
+	}
+}
+
 int cmd_list(struct dw *dw, const struct cli *c)
 {
-	struct policy p;
+	struct policy p, gone;
 	int rc = read_rules(dw, &p);
 
 	if (rc)
 		return rc;
-	if (c->json)
-		rules_json(&p);
-	else
+	if (dw_read_gone(dw, &gone)) {
+		policy_free(&p);
+		return 1;
+	}
+	if (c->sources) {
+		rc = list_sources(c, &p, &gone);
+	} else if (c->json) {
+		rules_json(&p, &gone);
+	} else {
 		rules_print(&p, false);
+		gone_print(&gone);
+	}
+	policy_free(&gone);
 	policy_free(&p);
-	return 0;
+	return rc;
 }
 
 /* A policy file: byte for byte what load reads back. */

@@ -125,8 +125,13 @@ void json_rule(struct json *j, const char *key, const struct rule *r)
 		return;
 	}
 	json_begin(j, key, '{');
+	json_rule_members(j, r);
+	json_end(j, '}');
+}
+
+void json_rule_members(struct json *j, const struct rule *r)
+{
 	json_string(j, "scope", scope_name(r->scope));
 	json_bool(j, "ignore_writers", r->ignore_writers);
 	json_string(j, "path", r->path);
-	json_end(j, '}');
 }

@@ -36,6 +36,9 @@ void json_bool(struct json *j, const char *key, bool value);
 /* A decimal number if value is all digits, else a string. */
 void json_number_text(struct json *j, const char *key, const char *value);
 
+/* A rule's members "scope", "ignore_writers", "path" in an open object. */
+void json_rule_members(struct json *j, const struct rule *r);
+
 /* A rule as {"scope":"lib","ignore_writers":false,"path":"/usr/lib"};
  * null for NULL. */
 void json_rule(struct json *j, const char *key, const struct rule *r);

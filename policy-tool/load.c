@@ -27,6 +27,8 @@ static const char *const rules_dirs[] = {
 	LIB_RULES_DIR,			/* /usr/lib/denywrite/rules.d */
 };
 
+struct sources;
+
 struct source {
 	char *name;	/* for messages: the path, or "<stdin>" */
 	char *path;	/* to open; NULL for standard input */
@@ -151,6 +153,7 @@ static int read_source(const struct source *s, char **buf, size_t *len)
 /* How the bad parts of a policy are told and counted. */
 struct checking {
 	bool strict;		/* the first one fails the whole load */
+	bool quiet;		/* say nothing of them, nor warn */
 	unsigned int skipped;	/* rules and files skipped */
 };
 
@@ -159,6 +162,10 @@ static bool report_line(void *ctx, const char *file, unsigned int line,
 {
 	struct checking *ck = ctx;
 
+	if (ck->quiet) {
+		ck->skipped++;
+		return !ck->strict;
+	}
 	if (ck->strict) {
 		fail("load: %s:%u: %s", esc(file), line, reason);
 		return false;
@@ -181,8 +188,9 @@ static int parse_sources(const struct sources *l, struct policy *p,
 			return fail("load: %s: %s", esc(l->s[i].name),
 				    strerror(err));
 		if (err) {
-			fail("load: %s: %s (file skipped)", esc(l->s[i].name),
-			     strerror(err));
+			if (!ck->quiet)
+				fail("load: %s: %s (file skipped)",
+				     esc(l->s[i].name), strerror(err));
 			ck->skipped++;
 			continue;
 		}
@@ -192,8 +200,9 @@ static int parse_sources(const struct sources *l, struct policy *p,
 		if (err < 0 && ck->strict)
 			return 1;
 		if (err < 0) {
-			fail("load: %s: the rest of the policy is skipped too",
-			     esc(l->s[i].name));
+			if (!ck->quiet)
+				fail("load: %s: the rest of the policy is "
+				     "skipped too", esc(l->s[i].name));
 			ck->skipped++;
 			return 0;
 		}
@@ -306,7 +315,7 @@ static int resolve_rules(struct policy *p, struct checking *ck)
 		rc = resolve_rule(p, i, &rs, ck);
 	if (!rc)
 		policy_keep(p, rs.keep);
-	for (size_t i = 0; i < p->n && !rc; i++) {
+	for (size_t i = 0; i < p->n && !rc && !ck->quiet; i++) {
 		struct rule cr = p->rule[i];
 
 		cr.path = cr.canon;
@@ -346,29 +355,60 @@ static int load_policy(struct dw *dw, const struct cli *c,
 	return 0;
 }
 
-static int load(struct dw *dw, const struct cli *c, const struct sources *l,
-		struct policy *p)
+int file_policy_read(const struct cli *c, bool quiet,
+		     struct file_policy *fp)
 {
-	struct checking ck = { .strict = c->strict };
-	int rc = parse_sources(l, p, &ck);
+	struct checking ck = { .strict = c->strict, .quiet = quiet };
+	int rc = 0;
 
-	if (rc || (rc = resolve_rules(p, &ck)) != 0)
+	memset(fp, 0, sizeof(*fp));
+	fp->files = xcalloc(1, sizeof(*fp->files));
+	policy_init(&fp->p);
+	for (int i = 0; i < c->nargs; i++)
+		sources_add(fp->files, c->args[i]);
+	if (c->nargs == 0)
+		rc = collect_rules_d(c->root, fp->files);
+	fp->nfiles = fp->files->n;
+	if (!rc)
+		rc = parse_sources(fp->files, &fp->p, &ck);
+	if (!rc)
+		rc = resolve_rules(&fp->p, &ck);
+	fp->skipped = ck.skipped;
+	return rc;
+}
+
+void file_policy_free(struct file_policy *fp)
+{
+	policy_free(&fp->p);
+	sources_free(fp->files);
+	free(fp->files);
+}
+
+static int load(struct dw *dw, const struct cli *c, struct file_policy *fp)
+{
+	const struct policy *p = &fp->p;
+	size_t n;
+	int rc = file_policy_read(c, false, fp);
+
+	if (rc)
 		return rc;
+	n = fp->nfiles;
 	if (p->n == 0 && !c->allow_empty)
 		return fail("load: no rules in %zu %s: refusing to clear the "
-			    "policy (--allow-empty does)", l->n,
-			    plural(l->n, "file", "files"));
-	if (!c->dry_run && (rc = load_policy(dw, c, p)) != 0)
+			    "policy (--allow-empty does)", n,
+			    plural(n, "file", "files"));
+	if (c->dry_run)
+		dry_run_diff(dw, c, p);
+	else if ((rc = load_policy(dw, c, p)) != 0)
 		return rc;
 	if (!c->quiet)
 		printf("%s %zu %s from %zu %s%s\n",
 		       c->dry_run ? "checked" : "loaded", p->n,
-		       plural(p->n, "rule", "rules"), l->n,
-		       plural(l->n, "file", "files"),
+		       plural(p->n, "rule", "rules"), n, plural(n, "file", "files"),
 		       c->dry_run ? " (dry run: nothing loaded)" : "");
-	if (ck.skipped)
+	if (fp->skipped)
 		return fail("load: %u %s skipped: the other rules %s",
-			    ck.skipped, ck.skipped == 1 ? "part was" :
+			    fp->skipped, fp->skipped == 1 ? "part was" :
 			    "parts were", c->dry_run ? "are valid" :
 			    "are in force");
 	return 0;
@@ -376,18 +416,9 @@ static int load(struct dw *dw, const struct cli *c, const struct sources *l,
 
 int cmd_load(struct dw *dw, const struct cli *c)
 {
-	struct sources l = { 0 };
-	struct policy p;
-	int rc = 0;
+	struct file_policy fp;
+	int rc = load(dw, c, &fp);
 
-	policy_init(&p);
-	for (int i = 0; i < c->nargs; i++)
-		sources_add(&l, c->args[i]);
-	if (c->nargs == 0)
-		rc = collect_rules_d(c->root, &l);
-	if (!rc)
-		rc = load(dw, c, &l, &p);
-	policy_free(&p);
-	sources_free(&l);
+	file_policy_free(&fp);
 	return rc;
 }

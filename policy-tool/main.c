@@ -26,6 +26,7 @@ static const command_fn handlers[] = {
 	[CMD_SAVE] = cmd_save,
 	[CMD_WHY] = cmd_why,
 	[CMD_STATS] = cmd_stats,
+	[CMD_DIFF] = cmd_diff,
 };
 
 /* Flush stdout; a write error there is a failure too (e.g. a full disk). */

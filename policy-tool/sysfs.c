@@ -75,6 +75,8 @@ static int find_securityfs(const struct dw *dw, const char *lsm, bool custom)
 
 	if (stat(lsm, &st) == 0)
 		return 0;
+	if (dw->probe)
+		return EXIT_UNKNOWN;
 	if (errno != ENOENT) {
 		fail("%s: %s", esc(lsm), strerror(errno));
 		return EXIT_UNKNOWN;
@@ -117,11 +119,11 @@ int dw_open(struct dw *dw)
 	err = read_path(lsm, &list, &len);
 	if (err == ENOENT)	/* a kernel without LSM stacking support */
 		return EXIT_INACTIVE;
-	if (err) {
+	if (err && !dw->probe)
 		fail("cannot tell whether denywrite is active: %s: %s",
 		     esc(lsm), strerror(err));
+	if (err)
 		return EXIT_UNKNOWN;
-	}
 	dw->active = list_has(list, "denywrite") && stat(dw->dir, &st) == 0 &&
 		     S_ISDIR(st.st_mode);
 	free(list);
@@ -223,6 +225,32 @@ int dw_read_rules(const struct dw *dw, struct policy *p)
 	if (e)
 		return fail("%s/rules:%u: unexpected line: %s", esc(dw->dir),
 			    line, err);
+	return 0;
+}
+
+static bool go_on(void *ctx, const char *file, unsigned int line,
+		  const char *reason)
+{
+	(void)ctx;
+	(void)file;
+	(void)line;
+	(void)reason;
+	return true;
+}
+
+int dw_read_gone(const struct dw *dw, struct policy *p)
+{
+	char *buf;
+	size_t len;
+	int e = dw_read(dw, "gone", &buf, &len);
+
+	policy_init(p);
+	if (e == ENOENT)	/* a kernel whose rules pin their mounts */
+		return 0;
+	if (e)
+		return fail("%s/gone: %s", esc(dw->dir), strerror(e));
+	policy_add_lines(p, NULL, buf, len, false, go_on, NULL);
+	free(buf);
 	return 0;
 }
 

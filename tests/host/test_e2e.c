@@ -203,10 +203,10 @@ TEST(list_json_prints_a_rules_array)
 	EXPECT(&(struct opts){ .sfs = &f, .uid = -1 }, 0,
 	       "{\"rules\":[{\"scope\":\"exec\",\"ignore_writers\":false,"
 	       "\"path\":\"/\"},{\"scope\":\"lib\",\"ignore_writers\":true,"
-	       "\"path\":\"/usr/lib\"}]}\n", "", "list", "--json");
+	       "\"path\":\"/usr/lib\"}],\"gone\":[]}\n", "", "list", "--json");
 	fake_file(&f, "rules", "");
 	EXPECT(&(struct opts){ .sfs = &f, .uid = -1 }, 0,
-	       "{\"rules\":[]}\n", "", "-j", "list");
+	       "{\"rules\":[],\"gone\":[]}\n", "", "-j", "list");
 	return 0;
 }
 
@@ -371,7 +371,7 @@ TEST(list_escapes_paths_and_save_keeps_their_bytes)
 	       "false,\"path\":[47,111,112,116,47,99,97,102,233]},{\"scope\":"
 	       "\"lib\",\"ignore_writers\":false,\"path\":\"/opt/a\\\\b\"},"
 	       "{\"scope\":\"exec\",\"ignore_writers\":false,\"path\":"
-	       "\"/opt/t\\t  \"}]}\n", "", "list", "--json");
+	       "\"/opt/t\\t  \"}],\"gone\":[]}\n", "", "list", "--json");
 	EXPECT(&o, 0, "# denywrite policy, saved by denywritectl\n"
 	       "exec /opt/caf\xe9\nlib /opt/a\\134b\nexec /opt/t\\011 \\040\n",
 	       "", "save");

@@ -110,6 +110,7 @@ TEST(load_rejects_unknown_scope_with_file_and_line)
 TEST(load_skips_bad_rules_and_loads_the_others_in_one_write)
 {
 	char dir[PATH_MAX / 4], text[2 * PATH_MAX], want[3 * PATH_MAX];
+	char out[PATH_MAX];
 	struct fake f;
 	struct opts o = { .sfs = &f, .uid = -1, .input = text };
 
@@ -125,8 +126,10 @@ TEST(load_skips_bad_rules_and_loads_the_others_in_one_write)
 		 "line 4 (rule skipped)\n"
 		 "denywritectl: load: 3 parts were skipped: the other rules are "
 		 "valid\n", dir, dir, dir);
-	EXPECT(&o, 1, "checked 2 rules from 1 file (dry run: nothing "
-	       "loaded)\n", want, "load", "--dry-run", "-");
+	snprintf(out, sizeof(out), "-lib,ignore-writers /usr/lib\n"
+		 "+lib %s\nchecked 2 rules from 1 file (dry run: nothing "
+		 "loaded)\n", dir);
+	EXPECT(&o, 1, out, want, "load", "--dry-run", "-");
 	NEEDS_CAP(&o, "load", "-");
 	snprintf(want + strlen(want) - strlen("valid\n"), 32, "in force\n");
 	EXPECT(&o, 1, "loaded 2 rules from 1 file\n", want, "load", "-");
@@ -143,8 +146,9 @@ TEST(load_skips_an_optional_rule_whose_path_is_missing_silently)
 				   "  -all /nonexistent/x\n" };
 
 	fake_default(&f);
-	EXPECT(&o, 0, "checked 1 rule from 1 file (dry run: nothing "
-	       "loaded)\n", "", "load", "--strict", "--dry-run", "-");
+	EXPECT(&o, 0, "-lib,ignore-writers /usr/lib\nchecked 1 rule from 1 "
+	       "file (dry run: nothing loaded)\n", "", "load", "--strict",
+	       "--dry-run", "-");
 	NEEDS_CAP(&o, "load", "-");
 	EXPECT(&o, 0, "loaded 1 rule from 1 file\n", "", "load", "-");
 	CHECK_FAKE(&f, "rules", "exec /\n");
@@ -160,6 +164,7 @@ TEST(load_of_a_missing_file_fails)
 	       "denywritectl: load: /nonexistent/p: No such file or "
 	       "directory\n", "load", "--strict", "/nonexistent/p");
 	EXPECT(&(struct opts){ .sfs = &f, .uid = -1, .input = "exec /\n" }, 1,
+	       "-lib,ignore-writers /usr/lib\n"
 	       "checked 1 rule from 2 files (dry run: nothing loaded)\n",
 	       "denywritectl: load: /nonexistent/p: No such file or "
 	       "directory (file skipped)\n"
@@ -366,8 +371,9 @@ TEST(load_reads_several_files_as_one_policy)
 	fake_default(&f);
 	policy_file(a, sizeof(a), "exec /\n");
 	policy_file(b, sizeof(b), "lib /usr\n\nall /tmp\n");
-	EXPECT(&o, 0, "checked 3 rules from 2 files (dry run: nothing "
-	       "loaded)\n", "", "load", "--dry-run", a, b);
+	EXPECT(&o, 0, "-lib,ignore-writers /usr/lib\n+lib /usr\n+all /tmp\n"
+	       "checked 3 rules from 2 files (dry run: nothing loaded)\n", "",
+	       "load", "--dry-run", a, b);
 	return 0;
 }
 
@@ -446,10 +452,11 @@ TEST(load_merges_rules_d_by_name_etc_over_run_over_usr_lib)
 	struct fake f;
 	struct opts o = { .sfs = &f, .uid = -1 };
 
-	fake_default(&f);
+	fake_init(&f, "capability", "");	/* not active: no diff */
 	rules_d_tree(root, sizeof(root), want, sizeof(want));
 	EXPECT(&o, 0, "checked 5 rules from 5 files (dry run: nothing "
 	       "loaded)\n", "", "load", "--dry-run", "--root", root);
+	fake_default(&f);
 	NEEDS_CAP(&o, "load", "--root", root);
 	EXPECT(&o, 0, "loaded 5 rules from 5 files\n", "", "load", "--root",
 	       root);
@@ -521,6 +528,67 @@ TEST(load_without_rules_d_files_refuses_to_clear)
 	return 0;
 }
 
+TEST(diff_says_what_load_would_add_and_remove_and_exits_1)
+{
+	char dir[PATH_MAX / 4], link[PATH_MAX / 2], file[PATH_MAX];
+	char text[PATH_MAX], want[PATH_MAX];
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1 };
+
+	make_target(dir, sizeof(dir));
+	snprintf(link, sizeof(link), "%s.link", dir);
+	CHECK(symlink(dir, link) == 0, "symlink");
+	snprintf(text, sizeof(text), "exec /\nlib %s\n", link);
+	policy_file(file, sizeof(file), text);
+	fake_init(&f, "denywrite", "exec /\nall /runtime\nexec /usr/lib\n");
+	snprintf(want, sizeof(want), "-all /runtime\n-exec /usr/lib\n+lib %s\n",
+		 dir);
+	EXPECT(&o, 1, want, "", "diff", file);
+	snprintf(want, sizeof(want), "{\"add\":[{\"scope\":\"lib\","
+		 "\"ignore_writers\":false,\"path\":\"%s\"}],\"remove\":["
+		 "{\"scope\":\"all\",\"ignore_writers\":false,\"path\":"
+		 "\"/runtime\"},{\"scope\":\"exec\",\"ignore_writers\":false,"
+		 "\"path\":\"/usr/lib\"}]}\n", dir);
+	EXPECT(&o, 1, want, "", "diff", "--json", file);
+	snprintf(text, sizeof(text), "exec /\nlib %s\n", dir);
+	fake_file(&f, "rules", text);
+	EXPECT(&o, 0, "", "", "diff", file);
+	fake_file(&f, "rules", "exec /\n");
+	fake_file(&f, "gone", text + strlen("exec /\n"));
+	snprintf(want, sizeof(want), "+lib %s\n", dir);
+	EXPECT(&o, 1, want, "", "diff", file);
+	return 0;
+}
+
+TEST(list_sources_names_the_file_and_line_runtime_or_gone)
+{
+	char root[PATH_MAX / 2], rules[5 * PATH_MAX], want[8 * PATH_MAX];
+	char d[PATH_MAX / 2 + 8];
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1 };
+
+	rules_d_tree(root, sizeof(root), rules, sizeof(rules));
+	strcat(rules, "all /runtime\nexec,ignore-writers /usr\n");
+	fake_init(&f, "denywrite", rules);
+	fake_file(&f, "gone", "lib /mnt/usb\n");
+	snprintf(d, sizeof(d), "%s/data", root);
+	snprintf(want, sizeof(want),
+		 "%s/etc/" RULES_D "/05-first.rules:2: exec %s/a\n"
+		 "%s/usr/lib/" RULES_D "/10-base.rules:1: exec /\n"
+		 "%s/etc/" RULES_D "/20-lib.rules:1: lib %s/b\n"
+		 "%s/run/" RULES_D "/30-x.rules:1: exec %s/c\n"
+		 "%s/run/" RULES_D "/40-run.rules:1: lib %s/d\n"
+		 "runtime: all /runtime\n"
+		 "runtime: exec,ignore-writers /usr\n"
+		 "gone: lib /mnt/usb\n", root, d, root, root, d, root, d, root,
+		 d);
+	EXPECT(&o, 0, want, "", "list", "--sources", "--root", root);
+	fake_file(&f, "rules", "exec /\n");
+	EXPECT(&o, 0, "exec /\n# gone (its filesystem was unmounted): "
+	       "lib /mnt/usb\n", "", "list");
+	return 0;
+}
+
 const struct test load_tests[] = {
 	T(load_writes_the_whole_policy_and_says_how_much),
 	T(load_quiet_prints_nothing),
@@ -543,5 +611,7 @@ const struct test load_tests[] = {
 	T(load_of_rules_d_names_the_file_and_line_of_an_error),
 	T(load_of_rules_d_skips_a_directory_a_dangling_link_and_bad_lines),
 	T(load_without_rules_d_files_refuses_to_clear),
+	T(diff_says_what_load_would_add_and_remove_and_exits_1),
+	T(list_sources_names_the_file_and_line_runtime_or_gone),
 	{ NULL, NULL },
 };
