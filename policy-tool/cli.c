@@ -15,6 +15,7 @@ enum {
 	OPT_ROOT,
 	OPT_STRICT,
 	OPT_SOURCES,
+	OPT_PERSIST,
 };
 
 #define F_JSON	0x1	/* takes --json */
@@ -23,6 +24,7 @@ enum {
 #define F_QUIET	0x8	/* takes -q */
 #define F_ROOT	0x10	/* takes --root */
 #define F_LIST	0x20	/* takes --sources */
+#define F_PERSIST 0x40	/* takes --persist */
 
 static const struct command_desc {
 	const char *name;
@@ -33,8 +35,8 @@ static const struct command_desc {
 } commands[] = {
 	{ "status", CMD_STATUS, 0, 0, F_JSON },
 	{ "mode", CMD_MODE, 0, 1, 0 },
-	{ "add", CMD_ADD, 1, -1, F_ADD | F_QUIET },
-	{ "del", CMD_DEL, 1, -1, F_QUIET },
+	{ "add", CMD_ADD, 1, -1, F_ADD | F_QUIET | F_PERSIST | F_ROOT },
+	{ "del", CMD_DEL, 1, -1, F_QUIET | F_PERSIST | F_ROOT },
 	{ "clear", CMD_CLEAR, 0, 0, 0 },
 	{ "list", CMD_LIST, 0, 0, F_JSON | F_LIST | F_ROOT },
 	{ "load", CMD_LOAD, 0, -1, F_LOAD | F_QUIET | F_ROOT },
@@ -65,6 +67,7 @@ static const struct option command_opts[] = {
 	{ "root", required_argument, NULL, OPT_ROOT },
 	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "sources", no_argument, NULL, OPT_SOURCES },
+	{ "persist", no_argument, NULL, OPT_PERSIST },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -233,6 +236,9 @@ static int refuse_option(int opt, char **argv, unsigned int flags,
 	case OPT_SOURCES:
 		need = F_LIST;
 		break;
+	case OPT_PERSIST:
+		need = F_PERSIST;
+		break;
 	default:
 		return 0;
 	}
@@ -279,6 +285,9 @@ static int parse_command_opt(int opt, char **argv, unsigned int flags,
 		return 0;
 	case OPT_SOURCES:
 		c->sources = true;
+		return 0;
+	case OPT_PERSIST:
+		c->persist = true;
 		return 0;
 	case OPT_IGNORE_WRITERS:
 		c->ignore_writers = true;

@@ -36,6 +36,7 @@ struct cli {
 	bool allow_empty;	/* load: an empty policy clears the rules */
 	bool strict;		/* load: any bad rule or file fails it all */
 	bool sources;		/* list: the file and line of each rule */
+	bool persist;		/* add, del: also in 90-local.rules */
 	const char *root;	/* load, diff, list --sources, --persist:
 				 * the rules.d directories under this root */
 	char **args;		/* operands, pointing into argv */

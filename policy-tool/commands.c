@@ -466,6 +466,8 @@ static int change_rules(struct dw *dw, const struct cli *c,
 		if (plan(c, &cur, ch, i))
 			goto out;
 	rc = apply_and_report(dw, c, ch);
+	if (!rc && c->persist)
+		rc = persist_changes(c, ch, n);
 out:
 	changes_free(ch, n);
 	policy_free(&cur);
@@ -475,10 +477,11 @@ out:
 /* add and del change the kernel's rules, not the files load reads. */
 static int runtime_note(const struct cli *c, int rc)
 {
-	if (rc == 0 && !c->quiet)
+	if (rc == 0 && !c->quiet && !c->persist)
 		fprintf(stderr, PROGRAM_NAME ": note: %s: a runtime change, lost "
 			"at the next load or reload unless it is written to a "
-			"file in " SYSCONF_RULES_DIR "/\n", c->name);
+			"file in " SYSCONF_RULES_DIR "/ (--persist does)\n",
+			c->name);
 	return rc;
 }
 

@@ -49,6 +49,12 @@ void dry_run_diff(struct dw *dw, const struct cli *c,
 int list_sources(const struct cli *c, const struct policy *cur,
 		 const struct policy *gone);
 
+/*
+ * add/del --persist (persist.c): after the n changes were made in the
+ * kernel, write them to 90-local.rules too.  0 or 1 (reported).
+ */
+int persist_changes(const struct cli *c, const struct change *ch, size_t n);
+
 /* Shared by the commands. */
 int need_mac_admin(const struct cli *c);	/* 0, or 1 (reported) */
 const char *write_error(int err, const char *file);

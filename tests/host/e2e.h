@@ -23,7 +23,7 @@
 /* What add and del say on stderr unless -q. */
 #define NOTE(cmd) "denywritectl: note: " cmd ": a runtime change, lost at " \
 	"the next load or reload unless it is written to a file in " \
-	"/etc/denywrite/rules.d/\n"
+	"/etc/denywrite/rules.d/ (--persist does)\n"
 
 struct fake {
 	char root[PATH_MAX];

@@ -225,7 +225,8 @@ TEST(load_options_belong_to_load)
 	char want[64];
 
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
-		const char *cmd = opts[i][1] == 'q' ? "why" : "add";
+		const char *cmd = opts[i][1] == 'q' || opts[i][2] == 'r' ?
+				  "why" : "add";
 
 		parse(&p, cmd, opts[i], "/", (char *)NULL);
 		if (opts[i][1] == '-')

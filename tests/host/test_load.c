@@ -589,6 +589,53 @@ TEST(list_sources_names_the_file_and_line_runtime_or_gone)
 	return 0;
 }
 
+/* Whether the file at path holds want; what it holds in got (malloc'd). */
+static bool file_is(const char *path, const char *want, char *got,
+		    size_t size)
+{
+	char *s = read_file(path);
+	bool same = s && strcmp(s, want) == 0;
+
+	snprintf(got, size, "%s", s ? s : "(unreadable)");
+	free(s);
+	return same;
+}
+
+TEST(add_and_del_persist_write_90_local_rules)
+{
+	char root[PATH_MAX / 4], dir[PATH_MAX / 4], local[PATH_MAX];
+	char rules[PATH_MAX], want[2 * PATH_MAX], rel[64], got[2 * PATH_MAX];
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1 };
+
+	make_tmpdir(root, sizeof(root), "persist");
+	make_target(dir, sizeof(dir));
+	snprintf(local, sizeof(local), "%s/etc/" RULES_D "/90-local.rules",
+		 root);
+	fake_default(&f);
+	NEEDS_CAP(&o, "add", "--persist", dir);
+	EXPECT(&o, 0, "", "", "add", "--persist", "--root", root, "--lib", dir);
+	snprintf(want, sizeof(want), "lib %s\n", dir);
+	CHECK_FAKE(&f, "add", want);
+	CHECK(file_is(local, want, got, sizeof(got)), "90-local.rules: %s", got);
+	write_file(local, "# mine\nexec /usr");
+	EXPECT(&o, 0, "", "", "add", "--persist", "--root", root, "--lib", dir);
+	snprintf(want, sizeof(want), "# mine\nexec /usr\nlib %s\n", dir);
+	CHECK(file_is(local, want, got, sizeof(got)), "90-local.rules: %s", got);
+	snprintf(rules, sizeof(rules), "exec /\nlib %s\nexec /usr\n", dir);
+	fake_file(&f, "rules", rules);
+	EXPECT(&o, 0, "", "", "del", "--persist", "--root", root, dir);
+	CHECK(file_is(local, "# mine\nexec /usr\n", got, sizeof(got)),
+	      "90-local.rules after del: %s", got);
+	snprintf(rel, sizeof(rel), "usr/lib/" RULES_D "/50-default.rules");
+	tree_file(root, rel, "exec /\n");
+	snprintf(want, sizeof(want), "denywritectl: del: /: still in "
+		 "%s/%s:1, which load reads: remove it there (or override it "
+		 "in a later file)\n", root, rel);
+	EXPECT(&o, 1, "", want, "del", "--persist", "--root", root, "/");
+	return 0;
+}
+
 const struct test load_tests[] = {
 	T(load_writes_the_whole_policy_and_says_how_much),
 	T(load_quiet_prints_nothing),
@@ -612,6 +659,7 @@ const struct test load_tests[] = {
 	T(load_of_rules_d_skips_a_directory_a_dangling_link_and_bad_lines),
 	T(load_without_rules_d_files_refuses_to_clear),
 	T(diff_says_what_load_would_add_and_remove_and_exits_1),
+	T(add_and_del_persist_write_90_local_rules),
 	T(list_sources_names_the_file_and_line_runtime_or_gone),
 	{ NULL, NULL },
 };
