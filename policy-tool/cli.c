@@ -16,6 +16,7 @@ enum {
 	OPT_STRICT,
 	OPT_SOURCES,
 	OPT_PERSIST,
+	OPT_PIDS,
 };
 
 #define F_JSON	0x1	/* takes --json */
@@ -25,6 +26,7 @@ enum {
 #define F_ROOT	0x10	/* takes --root */
 #define F_LIST	0x20	/* takes --sources */
 #define F_PERSIST 0x40	/* takes --persist */
+#define F_WHY	0x80	/* takes --pids, -w */
 
 static const struct command_desc {
 	const char *name;
@@ -41,7 +43,7 @@ static const struct command_desc {
 	{ "list", CMD_LIST, 0, 0, F_JSON | F_LIST | F_ROOT },
 	{ "load", CMD_LOAD, 0, -1, F_LOAD | F_QUIET | F_ROOT },
 	{ "save", CMD_SAVE, 0, 0, 0 },
-	{ "why", CMD_WHY, 1, 1, F_JSON },
+	{ "why", CMD_WHY, 1, 1, F_JSON | F_QUIET | F_WHY },
 	{ "stats", CMD_STATS, 0, 0, F_JSON },
 	{ "diff", CMD_DIFF, 0, -1, F_JSON | F_ROOT },
 };
@@ -68,6 +70,8 @@ static const struct option command_opts[] = {
 	{ "strict", no_argument, NULL, OPT_STRICT },
 	{ "sources", no_argument, NULL, OPT_SOURCES },
 	{ "persist", no_argument, NULL, OPT_PERSIST },
+	{ "pids", no_argument, NULL, OPT_PIDS },
+	{ "wide", no_argument, NULL, 'w' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -239,6 +243,10 @@ static int refuse_option(int opt, char **argv, unsigned int flags,
 	case OPT_PERSIST:
 		need = F_PERSIST;
 		break;
+	case OPT_PIDS:
+	case 'w':
+		need = F_WHY;
+		break;
 	default:
 		return 0;
 	}
@@ -288,6 +296,12 @@ static int parse_command_opt(int opt, char **argv, unsigned int flags,
 		return 0;
 	case OPT_PERSIST:
 		c->persist = true;
+		return 0;
+	case OPT_PIDS:
+		c->pids = true;
+		return 0;
+	case 'w':
+		c->wide = true;
 		return 0;
 	case OPT_IGNORE_WRITERS:
 		c->ignore_writers = true;
@@ -341,7 +355,7 @@ static int parse_command(int argc, char **argv, const struct command_desc *d,
 	c->cmd = d->cmd;
 	c->name = d->name;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "hjqn",
+	while ((opt = getopt_long(argc, argv, "hjqnw",
 				  command_opts, NULL)) != -1) {
 		int rc = parse_command_opt(opt, argv, d->flags, c, err, errlen);
 

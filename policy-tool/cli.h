@@ -31,12 +31,14 @@ struct cli {
 	bool json;
 	enum scope scope;	/* add */
 	bool ignore_writers;	/* add */
-	bool quiet;		/* load: no "loaded N rules" line */
+	bool quiet;		/* load, add, del: no notes; why: nothing */
 	bool dry_run;		/* load: parse and resolve, do not load */
 	bool allow_empty;	/* load: an empty policy clears the rules */
 	bool strict;		/* load: any bad rule or file fails it all */
 	bool sources;		/* list: the file and line of each rule */
 	bool persist;		/* add, del: also in 90-local.rules */
+	bool pids;		/* why: the pids of the holders, one a line */
+	bool wide;		/* why: command lines not cut to the width */
 	const char *root;	/* load, diff, list --sources, --persist:
 				 * the rules.d directories under this root */
 	char **args;		/* operands, pointing into argv */

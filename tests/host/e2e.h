@@ -35,6 +35,7 @@ struct opts {
 	const char *input;	/* stdin; NULL: /dev/null */
 	const char *stdout_path;	/* NULL: captured */
 	int uid;		/* run as this uid/gid; -1: as we are */
+	const char *env;	/* "NAME=value" to set, or NULL */
 };
 
 struct run {

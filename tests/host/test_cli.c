@@ -226,9 +226,9 @@ TEST(load_options_belong_to_load)
 
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
 		const char *cmd = opts[i][1] == 'q' || opts[i][2] == 'r' ?
-				  "why" : "add";
+				  "stats" : "add";
 
-		parse(&p, cmd, opts[i], "/", (char *)NULL);
+		parse(&p, cmd, opts[i], (char *)NULL);
 		if (opts[i][1] == '-')
 			snprintf(want, sizeof(want),
 				 "%s: unrecognized option '%s'", cmd, opts[i]);
