@@ -34,19 +34,67 @@ static const struct command_desc {
 	int min_args;
 	int max_args;
 	unsigned int flags;
+	const char *help;	/* denywritectl CMD --help */
 } commands[] = {
-	{ "status", CMD_STATUS, 0, 0, F_JSON },
-	{ "mode", CMD_MODE, 0, 1, 0 },
-	{ "add", CMD_ADD, 1, -1, F_ADD | F_QUIET | F_PERSIST | F_ROOT },
-	{ "del", CMD_DEL, 1, -1, F_QUIET | F_PERSIST | F_ROOT },
-	{ "clear", CMD_CLEAR, 0, 0, 0 },
-	{ "list", CMD_LIST, 0, 0, F_JSON | F_LIST | F_ROOT },
-	{ "load", CMD_LOAD, 0, -1, F_LOAD | F_QUIET | F_ROOT },
-	{ "save", CMD_SAVE, 0, 0, 0 },
-	{ "why", CMD_WHY, 1, 1, F_JSON | F_QUIET | F_WHY },
-	{ "stats", CMD_STATS, 0, 0, F_JSON },
-	{ "diff", CMD_DIFF, 0, -1, F_JSON | F_ROOT },
+	{ "status", CMD_STATUS, 0, 0, F_JSON,
+	  " status [--json]\n\n"
+	  "Show whether denywrite is active, its mode, the policy digest (the\n"
+	  "policy= of audit records), the rules, the files protected now, the\n"
+	  "counters, and the rules gone with their filesystem.\n"
+	  "Exit 3 if denywrite is not active, 4 if that cannot be told.\n" },
+	{ "mode", CMD_MODE, 0, 1, F_JSON,
+	  " mode [--json] [off|audit|enforce]\n\n"
+	  "Print the mode, or set it (needs CAP_MAC_ADMIN).\n" },
+	{ "add", CMD_ADD, 1, -1, F_ADD | F_QUIET | F_PERSIST | F_ROOT,
+	  " add [--exec|--lib|--all] [--ignore-writers] [--persist] [-q] <path>...\n\n"
+	  "Add a rule for each path (scope all unless given), all or none.\n"
+	  "A runtime change, lost at the next load, unless --persist also\n"
+	  "writes it to " SYSCONF_RULES_DIR "/90-local.rules.\n"
+	  "   --root <dir>        that file under <dir>\n"
+	  "   -q, --quiet         no note that the change is runtime-only\n" },
+	{ "del", CMD_DEL, 1, -1, F_QUIET | F_PERSIST | F_ROOT,
+	  " del [--persist] [-q] <path>...\n\n"
+	  "Remove the rule on each path's object, or the rule that list prints\n"
+	  "with that path; all or none.  --persist also removes it from\n"
+	  SYSCONF_RULES_DIR "/90-local.rules.\n" },
+	{ "clear", CMD_CLEAR, 0, 0, 0,
+	  " clear\n\nRemove every rule.\n" },
+	{ "list", CMD_LIST, 0, 0, F_JSON | F_LIST | F_ROOT,
+	  " list [--sources [--root <dir>]] [--json]\n\n"
+	  "Print the rules in force, paths escaped as del takes them, then the\n"
+	  "rules gone with their filesystem as comments.  --sources prints\n"
+	  "FILE:LINE (or runtime, or gone) before each rule.\n" },
+	{ "load", CMD_LOAD, 0, -1, F_LOAD | F_QUIET | F_ROOT | F_JSON,
+	  " load [options] [<file>...|-]\n\n"
+	  "Replace the rules with the policy files', by default those of the\n"
+	  "rules.d directories, in one atomic write.  A bad rule or file is\n"
+	  "skipped (FILE:LINE: reason, exit 1), every good rule is loaded.\n"
+	  "   -n, --dry-run, --check  check only, print what would change\n"
+	  "   --strict                any bad rule or file fails the load\n"
+	  "   --allow-empty           let a policy without rules clear the rules\n"
+	  "   --root <dir>            read the rules.d directories under <dir>\n"
+	  "   -q, --quiet             no \"loaded N rules from M files\" line\n"
+	  "   -j, --json              that line as JSON (and the dry run's diff)\n" },
+	{ "save", CMD_SAVE, 0, 0, F_JSON,
+	  " save [--json]\n\n"
+	  "Print the rules as a policy file (the kernel's escaped syntax).\n" },
+	{ "why", CMD_WHY, 1, 1, F_JSON | F_QUIET | F_WHY,
+	  " why [-q|--pids|--json] [-w] <path>\n\n"
+	  "Why writing or running a file fails (ETXTBSY), and which processes\n"
+	  "hold it, as fuser -v does.\n"
+	  "   -q, --quiet   print nothing: exit 0 if it is held, 1 if not\n"
+	  "   --pids        the pids of the processes holding it, one a line\n"
+	  "   -w, --wide    do not cut command lines to the terminal's width\n"
+	  "   -j, --json    one JSON object\n" },
+	{ "stats", CMD_STATS, 0, 0, F_JSON,
+	  " stats [--json]\n\nPrint the kernel's counters.\n" },
+	{ "diff", CMD_DIFF, 0, -1, F_JSON | F_ROOT,
+	  " diff [--root <dir>] [--json] [<file>...|-]\n\n"
+	  "What load would remove (-) and add (+) against the kernel's rules.\n"
+	  "Exit 0 if nothing, 1 if something would change, 2 on trouble.\n" },
 };
+
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 static const struct option global_opts[] = {
 	{ "help", no_argument, NULL, 'h' },
@@ -75,6 +123,14 @@ static const struct option command_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+void cli_command_usage(FILE *f, enum command cmd)
+{
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		if (commands[i].cmd == cmd)
+			fprintf(f, "Usage:\n " PROGRAM_NAME "%s\n"
+				"See denywritectl(8).\n", commands[i].help);
+}
+
 void cli_usage(FILE *f)
 {
 	fputs("Usage:\n"
@@ -87,29 +143,26 @@ void cli_usage(FILE *f)
 	      "Commands:\n"
 	      " status                    is denywrite active; mode, rules, counters\n"
 	      " mode [off|audit|enforce]  show or set the mode\n"
-	      " add [--exec|--lib|--all] [--ignore-writers] <path>...\n"
+	      " add [--exec|--lib|--all] [--ignore-writers] [--persist] <path>...\n"
 	      "                           add rules (default scope: all)\n"
-	      " del <path>...             remove rules\n"
+	      " del [--persist] <path>... remove rules\n"
 	      " clear                     remove all rules\n"
-	      " list                      list the rules\n"
+	      " list [--sources]          list the rules (and where they come from)\n"
 	      " load [<file>...|-]        replace the rules with policy files, by\n"
 	      "                           default those of the rules.d directories\n"
-	      "   -n, --dry-run, --check  parse and resolve only, load nothing\n"
-	      "   --allow-empty           let a policy without rules clear the rules\n"
-	      "   --root <dir>            read the rules.d directories under <dir>\n"
-	      "   -q, --quiet             no \"loaded N rules from M files\" line\n"
+	      " diff [<file>...|-]        what load would change\n"
 	      " save                      print the rules as a policy file\n"
 	      " why <path>                why writing or running a file fails, and\n"
 	      "                           which processes hold it\n"
 	      " stats                     show the counters\n"
 	      "\n"
 	      "Options:\n"
-	      " -j, --json                JSON output (status, list, stats, why)\n"
-	      " -h, --help                display this help\n"
+	      " -j, --json                JSON output (every command that prints)\n"
+	      " -h, --help                display this help, or a command's\n"
 	      " -V, --version             display version\n"
 	      "\n"
 	      "Exit status: 0 success, 1 failure, 2 usage error, 3 denywrite is\n"
-	      "not active.\n"
+	      "not active, 4 whether it is cannot be told.\n"
 	      "\n"
 	      "Environment:\n"
 	      " DENYWRITE_SECURITYFS      securityfs mount point\n"
@@ -384,7 +437,7 @@ int cli_parse(int argc, char **argv, struct cli *c, char *err, size_t errlen)
 		snprintf(err, errlen, "no command given");
 		return CLI_USAGE;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; i < N_COMMANDS; i++)
 		if (strcmp(argv[optind], commands[i].name) == 0)
 			return parse_command(argc - optind, argv + optind,
 					     &commands[i], c, err, errlen);

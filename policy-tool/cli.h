@@ -54,5 +54,7 @@ struct cli {
 int cli_parse(int argc, char **argv, struct cli *c, char *err, size_t errlen);
 
 void cli_usage(FILE *f);
+/* The usage of one command (denywritectl CMD --help). */
+void cli_command_usage(FILE *f, enum command cmd);
 
 #endif

@@ -193,6 +193,16 @@ int cmd_stats(struct dw *dw, const struct cli *c)
 	return 0;
 }
 
+static void mode_json(const char *mode)
+{
+	struct json j;
+
+	json_init(&j, stdout);
+	json_begin(&j, NULL, '{');
+	json_string(&j, "mode", mode);
+	json_end(&j, '}');
+}
+
 int cmd_mode(struct dw *dw, const struct cli *c)
 {
 	int err = dw_open_active(dw);
@@ -204,7 +214,10 @@ int cmd_mode(struct dw *dw, const struct cli *c)
 
 		if (dw_read_mode(dw, mode, sizeof(mode)))
 			return 1;
-		puts(esc(mode));
+		if (c->json)
+			mode_json(mode);
+		else
+			puts(esc(mode));
 		return 0;
 	}
 	if (need_mac_admin(c))
@@ -297,11 +310,17 @@ int cmd_save(struct dw *dw, const struct cli *c)
 	struct policy p;
 	int rc = read_rules(dw, &p);
 
-	(void)c;
 	if (rc)
 		return rc;
-	puts(SAVE_HEADER);
-	rules_print(&p, true);
+	if (c->json) {
+		struct policy none;
+
+		policy_init(&none);
+		rules_json(&p, &none);
+	} else {
+		puts(SAVE_HEADER);
+		rules_print(&p, true);
+	}
 	policy_free(&p);
 	return 0;
 }

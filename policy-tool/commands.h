@@ -40,10 +40,13 @@ int file_policy_read(const struct cli *c, bool quiet,
 		     struct file_policy *fp);
 void file_policy_free(struct file_policy *fp);
 
-/* load --dry-run: print what would change against the kernel's rules,
- * if they can be read without mounting securityfs (diff.c). */
-void dry_run_diff(struct dw *dw, const struct cli *c,
-		  const struct policy *want);
+/*
+ * load --dry-run: print what would change against the kernel's rules, if
+ * they can be read without mounting securityfs: as text, or as the
+ * members "add" and "remove" of j's open object (diff.c).
+ */
+struct json;
+void dry_run_diff(struct dw *dw, struct json *j, const struct policy *want);
 
 /* list --sources: where each rule in force comes from (diff.c). */
 int list_sources(const struct cli *c, const struct policy *cur,

@@ -100,15 +100,17 @@ static size_t diff_json(struct json *j, const struct policy *cur,
 	return n;
 }
 
-void dry_run_diff(struct dw *dw, const struct cli *c,
-		  const struct policy *want)
+void dry_run_diff(struct dw *dw, struct json *j, const struct policy *want)
 {
 	struct policy cur;
 
 	dw->probe = true;
-	if (c->json || dw_open(dw) != 0 || dw_read_rules(dw, &cur))
+	if (dw_open(dw) != 0 || dw_read_rules(dw, &cur))
 		return;
-	diff_text(&cur, want);
+	if (j)
+		diff_json(j, &cur, want);
+	else
+		diff_text(&cur, want);
 	policy_free(&cur);
 }
 

@@ -6,6 +6,7 @@
  */
 #include "commands.h"
 #include "hash.h"
+#include "json.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -384,28 +385,48 @@ void file_policy_free(struct file_policy *fp)
 	free(fp->files);
 }
 
-static int load(struct dw *dw, const struct cli *c, struct file_policy *fp)
+/* What load did: "loaded N rules from M files", or JSON. */
+static void load_report(struct dw *dw, const struct cli *c,
+			const struct file_policy *fp)
 {
 	const struct policy *p = &fp->p;
-	size_t n;
+	size_t n = fp->nfiles;
+	struct json j;
+
+	if (!c->json) {
+		if (c->dry_run)
+			dry_run_diff(dw, NULL, p);
+		if (!c->quiet)
+			printf("%s %zu %s from %zu %s%s\n",
+			       c->dry_run ? "checked" : "loaded", p->n,
+			       plural(p->n, "rule", "rules"), n,
+			       plural(n, "file", "files"),
+			       c->dry_run ? " (dry run: nothing loaded)" : "");
+		return;
+	}
+	json_init(&j, stdout);
+	json_begin(&j, NULL, '{');
+	json_uint(&j, c->dry_run ? "checked" : "loaded", p->n);
+	json_uint(&j, "files", n);
+	json_uint(&j, "skipped", fp->skipped);
+	if (c->dry_run)
+		dry_run_diff(dw, &j, p);
+	json_end(&j, '}');
+}
+
+static int load(struct dw *dw, const struct cli *c, struct file_policy *fp)
+{
 	int rc = file_policy_read(c, false, fp);
 
 	if (rc)
 		return rc;
-	n = fp->nfiles;
-	if (p->n == 0 && !c->allow_empty)
+	if (fp->p.n == 0 && !c->allow_empty)
 		return fail("load: no rules in %zu %s: refusing to clear the "
-			    "policy (--allow-empty does)", n,
-			    plural(n, "file", "files"));
-	if (c->dry_run)
-		dry_run_diff(dw, c, p);
-	else if ((rc = load_policy(dw, c, p)) != 0)
+			    "policy (--allow-empty does)", fp->nfiles,
+			    plural(fp->nfiles, "file", "files"));
+	if (!c->dry_run && (rc = load_policy(dw, c, &fp->p)) != 0)
 		return rc;
-	if (!c->quiet)
-		printf("%s %zu %s from %zu %s%s\n",
-		       c->dry_run ? "checked" : "loaded", p->n,
-		       plural(p->n, "rule", "rules"), n, plural(n, "file", "files"),
-		       c->dry_run ? " (dry run: nothing loaded)" : "");
+	load_report(dw, c, fp);
 	if (fp->skipped)
 		return fail("load: %u %s skipped: the other rules %s",
 			    fp->skipped, fp->skipped == 1 ? "part was" :

@@ -50,6 +50,10 @@ int main(int argc, char **argv)
 		fputs("Try '" PROGRAM_NAME " --help'.\n", stderr);
 		return EXIT_USAGE;
 	}
+	if (c.help && c.cmd != CMD_NONE) {
+		cli_command_usage(stdout, c.cmd);
+		return close_stdout(0);
+	}
 	if (c.help) {
 		cli_usage(stdout);
 		return close_stdout(0);

@@ -126,8 +126,8 @@ TEST(cli_rejects_json_for_commands_without_json_output)
 
 	parse(&p, "--json", "add", "/usr", (char *)NULL);
 	CHECK_USAGE(p, "add: --json is not supported");
-	parse(&p, "save", "-j", (char *)NULL);
-	CHECK_USAGE(p, "save: --json is not supported");
+	parse(&p, "clear", "-j", (char *)NULL);
+	CHECK_USAGE(p, "clear: --json is not supported");
 	return 0;
 }
 

@@ -23,6 +23,53 @@ TEST(version_and_help_print_to_stdout)
 	return 0;
 }
 
+TEST(each_command_has_its_own_help)
+{
+	static const char *const cmds[] = {
+		"status", "mode", "add", "del", "clear", "list", "load", "save",
+		"why", "stats", "diff",
+	};
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		struct run r;
+		char want[64];
+		int ok;
+
+		snprintf(want, sizeof(want), "Usage:\n denywritectl %s", cmds[i]);
+		run_tool(&r, &(struct opts){ .uid = -1 }, cmds[i], "--help",
+			 (char *)NULL);
+		ok = r.status == 0 && !strncmp(r.out, want, strlen(want)) &&
+		     strstr(r.out, "\nSee denywritectl(8).\n") && !*r.err;
+		snprintf(why, whylen, "%s --help: exit %d: %s%s", cmds[i],
+			 r.status, r.out, r.err);
+		run_free(&r);
+		if (!ok)
+			return TEST_FAIL;
+	}
+	return 0;
+}
+
+TEST(mode_save_and_load_print_json)
+{
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1, .input = "exec /\nlib /usr\n" };
+
+	fake_default(&f);
+	EXPECT(&o, 0, "{\"mode\":\"enforce\"}\n", "", "mode", "--json");
+	EXPECT(&o, 0, "{\"rules\":[{\"scope\":\"exec\",\"ignore_writers\":"
+	       "false,\"path\":\"/\"},{\"scope\":\"lib\",\"ignore_writers\":"
+	       "true,\"path\":\"/usr/lib\"}],\"gone\":[]}\n", "", "save", "-j");
+	EXPECT(&o, 0, "{\"checked\":2,\"files\":1,\"skipped\":0,\"add\":"
+	       "[{\"scope\":\"lib\",\"ignore_writers\":false,\"path\":"
+	       "\"/usr\"}],\"remove\":[{\"scope\":\"lib\",\"ignore_writers\":"
+	       "true,\"path\":\"/usr/lib\"}]}\n", "", "load", "--dry-run",
+	       "--json", "-");
+	NEEDS_CAP(&o, "load", "-");
+	EXPECT(&o, 0, "{\"loaded\":2,\"files\":1,\"skipped\":0}\n", "",
+	       "load", "--json", "-");
+	return 0;
+}
+
 TEST(usage_errors_exit_2_with_hint_line)
 {
 	struct opts o = { .uid = -1 };
@@ -608,6 +655,8 @@ TEST(a_write_error_on_stdout_fails)
 const struct test e2e_tests[] = {
 	T(version_and_help_print_to_stdout),
 	T(usage_errors_exit_2_with_hint_line),
+	T(each_command_has_its_own_help),
+	T(mode_save_and_load_print_json),
 	T(status_says_not_active_and_exits_3_without_denywrite),
 	T(commands_exit_3_when_the_denywrite_directory_is_missing),
 	T(status_exits_4_when_it_cannot_tell_and_says_why),
