@@ -17,6 +17,8 @@ enum {
 	OPT_SOURCES,
 	OPT_PERSIST,
 	OPT_PIDS,
+	OPT_SINCE,
+	OPT_FILE,
 };
 
 #define F_JSON	0x1	/* takes --json */
@@ -27,6 +29,7 @@ enum {
 #define F_LIST	0x20	/* takes --sources */
 #define F_PERSIST 0x40	/* takes --persist */
 #define F_WHY	0x80	/* takes --pids, -w */
+#define F_LOG	0x100	/* takes --follow, --since, --file */
 
 static const struct command_desc {
 	const char *name;
@@ -92,6 +95,15 @@ static const struct command_desc {
 	  " diff [--root <dir>] [--json] [<file>...|-]\n\n"
 	  "What load would remove (-) and add (+) against the kernel's rules.\n"
 	  "Exit 0 if nothing, 1 if something would change, 2 on trouble.\n" },
+	{ "log", CMD_LOG, 0, 0, F_JSON | F_LOG,
+	  " log [--since <time>] [-f|--follow] [--file <file>] [--json]\n\n"
+	  "denywrite's audit records, one a line: time, op, mode, user,\n"
+	  "command, path, rule; from the audit log when auditd runs, else the\n"
+	  "journal, else the kernel's log.\n"
+	  "   --since <time>   @SECONDS, YYYY-MM-DD [HH:MM[:SS]], or -N[smhd]\n"
+	  "   -f, --follow     wait for new records\n"
+	  "   --file <file>    read them from a saved log (- for stdin)\n"
+	  "   -j, --json       one JSON object a record\n" },
 };
 
 #define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -120,6 +132,9 @@ static const struct option command_opts[] = {
 	{ "persist", no_argument, NULL, OPT_PERSIST },
 	{ "pids", no_argument, NULL, OPT_PIDS },
 	{ "wide", no_argument, NULL, 'w' },
+	{ "follow", no_argument, NULL, 'f' },
+	{ "since", required_argument, NULL, OPT_SINCE },
+	{ "file", required_argument, NULL, OPT_FILE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -155,6 +170,7 @@ void cli_usage(FILE *f)
 	      " why <path>                why writing or running a file fails, and\n"
 	      "                           which processes hold it\n"
 	      " stats                     show the counters\n"
+	      " log [--since <time>] [-f] denywrite's audit records\n"
 	      "\n"
 	      "Options:\n"
 	      " -j, --json                JSON output (every command that prints)\n"
@@ -300,6 +316,11 @@ static int refuse_option(int opt, char **argv, unsigned int flags,
 	case 'w':
 		need = F_WHY;
 		break;
+	case 'f':
+	case OPT_SINCE:
+	case OPT_FILE:
+		need = F_LOG;
+		break;
 	default:
 		return 0;
 	}
@@ -356,6 +377,15 @@ static int parse_command_opt(int opt, char **argv, unsigned int flags,
 	case 'w':
 		c->wide = true;
 		return 0;
+	case 'f':
+		c->follow = true;
+		return 0;
+	case OPT_SINCE:
+		c->since = optarg;
+		return 0;
+	case OPT_FILE:
+		c->file = optarg;
+		return 0;
 	case OPT_IGNORE_WRITERS:
 		c->ignore_writers = true;
 		return 0;
@@ -408,7 +438,7 @@ static int parse_command(int argc, char **argv, const struct command_desc *d,
 	c->cmd = d->cmd;
 	c->name = d->name;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "hjqnw",
+	while ((opt = getopt_long(argc, argv, "hjqnwf",
 				  command_opts, NULL)) != -1) {
 		int rc = parse_command_opt(opt, argv, d->flags, c, err, errlen);
 

@@ -21,6 +21,7 @@ enum command {
 	CMD_WHY,
 	CMD_STATS,
 	CMD_DIFF,
+	CMD_LOG,
 };
 
 struct cli {
@@ -39,6 +40,9 @@ struct cli {
 	bool persist;		/* add, del: also in 90-local.rules */
 	bool pids;		/* why: the pids of the holders, one a line */
 	bool wide;		/* why: command lines not cut to the width */
+	bool follow;		/* log: wait for more records */
+	const char *since;	/* log: records from this time on */
+	const char *file;	/* log: read records from this file */
 	const char *root;	/* load, diff, list --sources, --persist:
 				 * the rules.d directories under this root */
 	char **args;		/* operands, pointing into argv */

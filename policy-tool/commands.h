@@ -21,6 +21,7 @@ int cmd_stats(struct dw *dw, const struct cli *c);
 int cmd_why(struct dw *dw, const struct cli *c);	/* why.c */
 
 int cmd_diff(struct dw *dw, const struct cli *c);	/* diff.c */
+int cmd_log(struct dw *dw, const struct cli *c);	/* log.c */
 
 /*
  * The policy that load reads (load.c): the files named (c->args) or the

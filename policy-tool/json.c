@@ -99,6 +99,12 @@ void json_uint(struct json *j, const char *key, unsigned long long value)
 	fprintf(j->f, "%llu", value);
 }
 
+void json_seconds(struct json *j, const char *key, double value)
+{
+	json_key(j, key);
+	fprintf(j->f, "%.3f", value);
+}
+
 void json_bool(struct json *j, const char *key, bool value)
 {
 	json_key(j, key);

@@ -33,6 +33,8 @@ void json_end(struct json *j, char close);
 void json_string(struct json *j, const char *key, const char *value);
 void json_uint(struct json *j, const char *key, unsigned long long value);
 void json_bool(struct json *j, const char *key, bool value);
+/* Seconds with milliseconds, as a number: 1796304281.345. */
+void json_seconds(struct json *j, const char *key, double value);
 /* A decimal number if value is all digits, else a string. */
 void json_number_text(struct json *j, const char *key, const char *value);
 

@@ -27,6 +27,7 @@ static const command_fn handlers[] = {
 	[CMD_WHY] = cmd_why,
 	[CMD_STATS] = cmd_stats,
 	[CMD_DIFF] = cmd_diff,
+	[CMD_LOG] = cmd_log,
 };
 
 /* Flush stdout; a write error there is a failure too (e.g. a full disk). */

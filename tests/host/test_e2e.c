@@ -27,7 +27,7 @@ TEST(each_command_has_its_own_help)
 {
 	static const char *const cmds[] = {
 		"status", "mode", "add", "del", "clear", "list", "load", "save",
-		"why", "stats", "diff",
+		"why", "stats", "diff", "log",
 	};
 
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
