@@ -2,6 +2,7 @@
 /* End-to-end runs of the commands other than load and why. */
 #include "e2e.h"
 
+#include <elf.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -697,6 +698,68 @@ TEST(default_policy_is_valid_and_names_the_multiarch_libraries)
 	return ok ? TEST_PASS : TEST_FAIL;
 }
 
+/* Whether the ELF file at path asks for a program interpreter (PT_INTERP):
+ * a dynamic binary. */
+static bool has_interpreter(const char *path)
+{
+	char *elf = read_file(path);
+	const Elf64_Ehdr *eh = (const void *)elf;
+	bool found = false;
+
+	for (int i = 0; elf && i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = (const void *)(elf + eh->e_phoff +
+						      (size_t)i * eh->e_phentsize);
+
+		found |= ph->p_type == PT_INTERP;
+	}
+	free(elf);
+	return found;
+}
+
+TEST(the_default_build_is_dynamic_since_it_calls_nss)
+{
+	CHECK(has_interpreter(test_tool), "%s is static: getpwuid (NSS) in a "
+	      "static binary needs the very glibc it was linked with",
+	      test_tool);
+	return 0;
+}
+
+/*
+ * version.sh in a scratch git repository: two commits give versions that
+ * dpkg sorts in their order, whatever their hashes, and a copy outside
+ * git gives the VERSION file.
+ */
+TEST(versions_sort_as_dpkg_sorts_them_from_one_commit_to_the_next)
+{
+	char dir[PATH_MAX], src[PATH_MAX + 64], cmd[4 * PATH_MAX];
+	FILE *p;
+	char out[256] = "";
+	size_t n;
+
+	if (system("command -v git >/dev/null && command -v dpkg >/dev/null"))
+		SKIP("no git or dpkg here");
+	make_tmpdir(dir, sizeof(dir), "git");
+	dist_path(src, sizeof(src), "../version.sh");
+	snprintf(cmd, sizeof(cmd), "set -e; cd '%s'; mkdir t; cp '%s' t/; "
+		 "echo 0.2 >t/VERSION; git init -q; git add t; "
+		 "git -c user.name=t -c user.email=t@t commit -qm 1 >/dev/null; "
+		 "a=$(t/version.sh); for i in 2 3 4 5 6 7 8 9 10 11; do "
+		 "echo $i >t/f; git add t; git -c user.name=t -c user.email=t@t "
+		 "commit -qm $i; b=$(t/version.sh); "
+		 "dpkg --compare-versions \"$a\" lt \"$b\" || "
+		 "{ echo \"$a !< $b\"; exit 1; }; a=$b; done; "
+		 "d=$(mktemp -d); cp -R t \"$d/\"; c=$(\"$d/t/version.sh\"); "
+		 "rm -rf \"$d\"; [ \"$c\" = 0.2 ] || { echo \"copy: $c\"; "
+		 "exit 1; }; echo $a", dir, src);
+	p = popen(cmd, "r");
+	CHECK(p, "popen");
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	CHECK(pclose(p) == 0, "versions: %s", out);
+	CHECK(!strncmp(out, "0.2+11.g", 8), "last version: %s", out);
+	return 0;
+}
+
 TEST(unprivileged_user_can_read_but_not_change_the_policy)
 {
 	struct fake f;
@@ -770,6 +833,8 @@ const struct test e2e_tests[] = {
 	T(fish_completion_parses_and_names_every_command),
 	T(denywrite_service_loads_the_policy_early_like_systemd_sysctl),
 	T(default_policy_is_valid_and_names_the_multiarch_libraries),
+	T(the_default_build_is_dynamic_since_it_calls_nss),
+	T(versions_sort_as_dpkg_sorts_them_from_one_commit_to_the_next),
 	T(unprivileged_user_can_read_but_not_change_the_policy),
 	T(a_write_error_on_stdout_fails),
 	{ NULL, NULL },
