@@ -28,8 +28,6 @@ static const char *const rules_dirs[] = {
 	LIB_RULES_DIR,			/* /usr/lib/denywrite/rules.d */
 };
 
-struct sources;
-
 struct source {
 	char *name;	/* for messages: the path, or "<stdin>" */
 	char *path;	/* to open; NULL for standard input */

@@ -579,16 +579,18 @@ TEST(bash_completion_offers_rule_paths_quoted_for_del)
 		{ "denywritectl del /opt/m", "/opt/my\\ app" },
 		{ "denywritectl del /opt/a", "/opt/a\\\\\\\\b" },
 	};
-	char got[1024], path[PATH_MAX + 64], *dir = xstrdup(test_tool);
+	char got[1024], path[PATH_MAX + 64], dir[PATH_MAX], link[PATH_MAX + 16];
 	const char *old = getenv("PATH");
 	struct fake f;
 	int rc = TEST_PASS;
 
 	fake_init(&f, "denywrite", "exec /\nlib /opt/my app\nall /opt/a\\134b\n"
 		  "# not a rule\n");
-	*strrchr(dir, '/') = '\0';
+	/* the tool under test as "denywritectl" on PATH, as installed */
+	make_tmpdir(dir, sizeof(dir), "bin");
+	snprintf(link, sizeof(link), "%s/denywritectl", dir);
+	CHECK(symlink(test_tool, link) == 0, "symlink");
 	snprintf(path, sizeof(path), "%s:%s", dir, old ? old : "/usr/bin:/bin");
-	free(dir);
 	setenv("DENYWRITE_SECURITYFS", f.root, 1);
 	setenv("PATH", path, 1);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]) && !rc; i++) {
