@@ -38,13 +38,16 @@ kernel-stock: deps
 	@scripts/build-kernel.sh $(STOCK_SRC) $(STOCK_OBJ) $(STOCK_FRAGMENTS)
 
 # The CLI needs only gcc, make and libcap-dev (policy-tool/deps.sh), never
-# the kernel's build dependencies.  install takes PREFIX (default /usr)
-# and DESTDIR; deb builds build/deb/denywrite-tools_<version>_amd64.deb.
+# the kernel's build dependencies.  cli builds it static, for the guest's
+# initramfs; install installs a dynamic one (it calls NSS), with PREFIX
+# (default /usr) and DESTDIR; deb builds
+# build/deb/denywrite-tools_<version>_amd64.deb.
 cli:
 	@policy-tool/deps.sh build
-	@$(MAKE) -s -C policy-tool
+	@$(MAKE) -s -C policy-tool STATIC=-static
 
-install: cli
+install:
+	@policy-tool/deps.sh build
 	@$(MAKE) -s -C policy-tool install
 
 deb:

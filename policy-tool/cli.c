@@ -13,11 +13,23 @@ enum {
 	OPT_CHECK,
 	OPT_ALLOW_EMPTY,
 	OPT_ROOT,
+	OPT_STRICT,
+	OPT_SOURCES,
+	OPT_PERSIST,
+	OPT_PIDS,
+	OPT_SINCE,
+	OPT_FILE,
 };
 
 #define F_JSON	0x1	/* takes --json */
 #define F_ADD	0x2	/* takes the scope options */
-#define F_LOAD	0x4	/* takes -q, --dry-run, --check, --allow-empty, --root */
+#define F_LOAD	0x4	/* takes --dry-run, --check, --allow-empty, --root */
+#define F_QUIET	0x8	/* takes -q */
+#define F_ROOT	0x10	/* takes --root */
+#define F_LIST	0x20	/* takes --sources */
+#define F_PERSIST 0x40	/* takes --persist */
+#define F_WHY	0x80	/* takes --pids, -w */
+#define F_LOG	0x100	/* takes --follow, --since, --file */
 
 static const struct command_desc {
 	const char *name;
@@ -25,18 +37,76 @@ static const struct command_desc {
 	int min_args;
 	int max_args;
 	unsigned int flags;
+	const char *help;	/* denywritectl CMD --help */
 } commands[] = {
-	{ "status", CMD_STATUS, 0, 0, F_JSON },
-	{ "mode", CMD_MODE, 0, 1, 0 },
-	{ "add", CMD_ADD, 1, -1, F_ADD },
-	{ "del", CMD_DEL, 1, -1, 0 },
-	{ "clear", CMD_CLEAR, 0, 0, 0 },
-	{ "list", CMD_LIST, 0, 0, F_JSON },
-	{ "load", CMD_LOAD, 0, -1, F_LOAD },
-	{ "save", CMD_SAVE, 0, 0, 0 },
-	{ "why", CMD_WHY, 1, 1, F_JSON },
-	{ "stats", CMD_STATS, 0, 0, F_JSON },
+	{ "status", CMD_STATUS, 0, 0, F_JSON,
+	  " status [--json]\n\n"
+	  "Show whether denywrite is active, its mode, the policy digest (the\n"
+	  "policy= of audit records), the rules, the files protected now, the\n"
+	  "counters, and the rules gone with their filesystem.\n"
+	  "Exit 3 if denywrite is not active, 4 if that cannot be told.\n" },
+	{ "mode", CMD_MODE, 0, 1, F_JSON,
+	  " mode [--json] [off|audit|enforce]\n\n"
+	  "Print the mode, or set it (needs CAP_MAC_ADMIN).\n" },
+	{ "add", CMD_ADD, 1, -1, F_ADD | F_QUIET | F_PERSIST | F_ROOT,
+	  " add [--exec|--lib|--all] [--ignore-writers] [--persist] [-q] <path>...\n\n"
+	  "Add a rule for each path (scope all unless given), all or none.\n"
+	  "A runtime change, lost at the next load, unless --persist also\n"
+	  "writes it to " SYSCONF_RULES_DIR "/90-local.rules.\n"
+	  "   --root <dir>        that file under <dir>\n"
+	  "   -q, --quiet         no note that the change is runtime-only\n" },
+	{ "del", CMD_DEL, 1, -1, F_QUIET | F_PERSIST | F_ROOT,
+	  " del [--persist] [-q] <path>...\n\n"
+	  "Remove the rule on each path's object, or the rule that list prints\n"
+	  "with that path; all or none.  --persist also removes it from\n"
+	  SYSCONF_RULES_DIR "/90-local.rules.\n" },
+	{ "clear", CMD_CLEAR, 0, 0, 0,
+	  " clear\n\nRemove every rule.\n" },
+	{ "list", CMD_LIST, 0, 0, F_JSON | F_LIST | F_ROOT,
+	  " list [--sources [--root <dir>]] [--json]\n\n"
+	  "Print the rules in force, paths escaped as del takes them, then the\n"
+	  "rules gone with their filesystem as comments.  --sources prints\n"
+	  "FILE:LINE (or runtime, or gone) before each rule.\n" },
+	{ "load", CMD_LOAD, 0, -1, F_LOAD | F_QUIET | F_ROOT | F_JSON,
+	  " load [options] [<file>...|-]\n\n"
+	  "Replace the rules with the policy files', by default those of the\n"
+	  "rules.d directories, in one atomic write.  A bad rule or file is\n"
+	  "skipped (FILE:LINE: reason, exit 1), every good rule is loaded.\n"
+	  "   -n, --dry-run, --check  check only, print what would change\n"
+	  "   --strict                any bad rule or file fails the load\n"
+	  "   --allow-empty           let a policy without rules clear the rules\n"
+	  "   --root <dir>            read the rules.d directories under <dir>\n"
+	  "   -q, --quiet             no \"loaded N rules from M files\" line\n"
+	  "   -j, --json              that line as JSON (and the dry run's diff)\n" },
+	{ "save", CMD_SAVE, 0, 0, F_JSON,
+	  " save [--json]\n\n"
+	  "Print the rules as a policy file (the kernel's escaped syntax).\n" },
+	{ "why", CMD_WHY, 1, 1, F_JSON | F_QUIET | F_WHY,
+	  " why [-q|--pids|--json] [-w] <path>\n\n"
+	  "Why writing or running a file fails (ETXTBSY), and which processes\n"
+	  "hold it, as fuser -v does.\n"
+	  "   -q, --quiet   print nothing: exit 0 if it is held, 1 if not\n"
+	  "   --pids        the pids of the processes holding it, one a line\n"
+	  "   -w, --wide    do not cut command lines to the terminal's width\n"
+	  "   -j, --json    one JSON object\n" },
+	{ "stats", CMD_STATS, 0, 0, F_JSON,
+	  " stats [--json]\n\nPrint the kernel's counters.\n" },
+	{ "diff", CMD_DIFF, 0, -1, F_JSON | F_ROOT,
+	  " diff [--root <dir>] [--json] [<file>...|-]\n\n"
+	  "What load would remove (-) and add (+) against the kernel's rules.\n"
+	  "Exit 0 if nothing, 1 if something would change, 2 on trouble.\n" },
+	{ "log", CMD_LOG, 0, 0, F_JSON | F_LOG,
+	  " log [--since <time>] [-f|--follow] [--file <file>] [--json]\n\n"
+	  "denywrite's audit records, one a line: time, op, mode, user,\n"
+	  "command, path, rule; from the audit log when auditd runs, else the\n"
+	  "journal, else the kernel's log.\n"
+	  "   --since <time>   @SECONDS, YYYY-MM-DD [HH:MM[:SS]], or -N[smhd]\n"
+	  "   -f, --follow     wait for new records\n"
+	  "   --file <file>    read them from a saved log (- for stdin)\n"
+	  "   -j, --json       one JSON object a record\n" },
 };
+
+#define N_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 static const struct option global_opts[] = {
 	{ "help", no_argument, NULL, 'h' },
@@ -57,8 +127,24 @@ static const struct option command_opts[] = {
 	{ "check", no_argument, NULL, OPT_CHECK },
 	{ "allow-empty", no_argument, NULL, OPT_ALLOW_EMPTY },
 	{ "root", required_argument, NULL, OPT_ROOT },
+	{ "strict", no_argument, NULL, OPT_STRICT },
+	{ "sources", no_argument, NULL, OPT_SOURCES },
+	{ "persist", no_argument, NULL, OPT_PERSIST },
+	{ "pids", no_argument, NULL, OPT_PIDS },
+	{ "wide", no_argument, NULL, 'w' },
+	{ "follow", no_argument, NULL, 'f' },
+	{ "since", required_argument, NULL, OPT_SINCE },
+	{ "file", required_argument, NULL, OPT_FILE },
 	{ NULL, 0, NULL, 0 },
 };
+
+void cli_command_usage(FILE *f, enum command cmd)
+{
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		if (commands[i].cmd == cmd)
+			fprintf(f, "Usage:\n " PROGRAM_NAME "%s\n"
+				"See denywritectl(8).\n", commands[i].help);
+}
 
 void cli_usage(FILE *f)
 {
@@ -72,29 +158,27 @@ void cli_usage(FILE *f)
 	      "Commands:\n"
 	      " status                    is denywrite active; mode, rules, counters\n"
 	      " mode [off|audit|enforce]  show or set the mode\n"
-	      " add [--exec|--lib|--all] [--ignore-writers] <path>...\n"
+	      " add [--exec|--lib|--all] [--ignore-writers] [--persist] <path>...\n"
 	      "                           add rules (default scope: all)\n"
-	      " del <path>...             remove rules\n"
+	      " del [--persist] <path>... remove rules\n"
 	      " clear                     remove all rules\n"
-	      " list                      list the rules\n"
+	      " list [--sources]          list the rules (and where they come from)\n"
 	      " load [<file>...|-]        replace the rules with policy files, by\n"
 	      "                           default those of the rules.d directories\n"
-	      "   -n, --dry-run, --check  parse and resolve only, load nothing\n"
-	      "   --allow-empty           let a policy without rules clear the rules\n"
-	      "   --root <dir>            read the rules.d directories under <dir>\n"
-	      "   -q, --quiet             no \"loaded N rules from M files\" line\n"
+	      " diff [<file>...|-]        what load would change\n"
 	      " save                      print the rules as a policy file\n"
 	      " why <path>                why writing or running a file fails, and\n"
 	      "                           which processes hold it\n"
 	      " stats                     show the counters\n"
+	      " log [--since <time>] [-f] denywrite's audit records\n"
 	      "\n"
 	      "Options:\n"
-	      " -j, --json                JSON output (status, list, stats, why)\n"
-	      " -h, --help                display this help\n"
+	      " -j, --json                JSON output (every command that prints)\n"
+	      " -h, --help                display this help, or a command's\n"
 	      " -V, --version             display version\n"
 	      "\n"
 	      "Exit status: 0 success, 1 failure, 2 usage error, 3 denywrite is\n"
-	      "not active.\n"
+	      "not active, 4 whether it is cannot be told.\n"
 	      "\n"
 	      "Environment:\n"
 	      " DENYWRITE_SECURITYFS      securityfs mount point\n"
@@ -211,11 +295,31 @@ static int refuse_option(int opt, char **argv, unsigned int flags,
 		need = F_ADD;
 		break;
 	case 'q':
+		need = F_QUIET;
+		break;
 	case 'n':
 	case OPT_CHECK:
 	case OPT_ALLOW_EMPTY:
-	case OPT_ROOT:
+	case OPT_STRICT:
 		need = F_LOAD;
+		break;
+	case OPT_ROOT:
+		need = F_ROOT;
+		break;
+	case OPT_SOURCES:
+		need = F_LIST;
+		break;
+	case OPT_PERSIST:
+		need = F_PERSIST;
+		break;
+	case OPT_PIDS:
+	case 'w':
+		need = F_WHY;
+		break;
+	case 'f':
+	case OPT_SINCE:
+	case OPT_FILE:
+		need = F_LOG;
 		break;
 	default:
 		return 0;
@@ -257,6 +361,30 @@ static int parse_command_opt(int opt, char **argv, unsigned int flags,
 		return 0;
 	case OPT_ROOT:
 		c->root = optarg;
+		return 0;
+	case OPT_STRICT:
+		c->strict = true;
+		return 0;
+	case OPT_SOURCES:
+		c->sources = true;
+		return 0;
+	case OPT_PERSIST:
+		c->persist = true;
+		return 0;
+	case OPT_PIDS:
+		c->pids = true;
+		return 0;
+	case 'w':
+		c->wide = true;
+		return 0;
+	case 'f':
+		c->follow = true;
+		return 0;
+	case OPT_SINCE:
+		c->since = optarg;
+		return 0;
+	case OPT_FILE:
+		c->file = optarg;
 		return 0;
 	case OPT_IGNORE_WRITERS:
 		c->ignore_writers = true;
@@ -310,7 +438,7 @@ static int parse_command(int argc, char **argv, const struct command_desc *d,
 	c->cmd = d->cmd;
 	c->name = d->name;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "hjqn",
+	while ((opt = getopt_long(argc, argv, "hjqnwf",
 				  command_opts, NULL)) != -1) {
 		int rc = parse_command_opt(opt, argv, d->flags, c, err, errlen);
 
@@ -339,7 +467,7 @@ int cli_parse(int argc, char **argv, struct cli *c, char *err, size_t errlen)
 		snprintf(err, errlen, "no command given");
 		return CLI_USAGE;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+	for (size_t i = 0; i < N_COMMANDS; i++)
 		if (strcmp(argv[optind], commands[i].name) == 0)
 			return parse_command(argc - optind, argv + optind,
 					     &commands[i], c, err, errlen);

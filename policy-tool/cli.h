@@ -20,6 +20,8 @@ enum command {
 	CMD_SAVE,
 	CMD_WHY,
 	CMD_STATS,
+	CMD_DIFF,
+	CMD_LOG,
 };
 
 struct cli {
@@ -30,10 +32,19 @@ struct cli {
 	bool json;
 	enum scope scope;	/* add */
 	bool ignore_writers;	/* add */
-	bool quiet;		/* load: no "loaded N rules" line */
+	bool quiet;		/* load, add, del: no notes; why: nothing */
 	bool dry_run;		/* load: parse and resolve, do not load */
 	bool allow_empty;	/* load: an empty policy clears the rules */
-	const char *root;	/* load: rules.d directories under this root */
+	bool strict;		/* load: any bad rule or file fails it all */
+	bool sources;		/* list: the file and line of each rule */
+	bool persist;		/* add, del: also in 90-local.rules */
+	bool pids;		/* why: the pids of the holders, one a line */
+	bool wide;		/* why: command lines not cut to the width */
+	bool follow;		/* log: wait for more records */
+	const char *since;	/* log: records from this time on */
+	const char *file;	/* log: read records from this file */
+	const char *root;	/* load, diff, list --sources, --persist:
+				 * the rules.d directories under this root */
 	char **args;		/* operands, pointing into argv */
 	int nargs;
 };
@@ -47,5 +58,7 @@ struct cli {
 int cli_parse(int argc, char **argv, struct cli *c, char *err, size_t errlen);
 
 void cli_usage(FILE *f);
+/* The usage of one command (denywritectl CMD --help). */
+void cli_command_usage(FILE *f, enum command cmd);
 
 #endif

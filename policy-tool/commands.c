@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "commands.h"
 #include "json.h"
+#include "sha256.h"
 #include "util.h"
 
 #include <errno.h>
@@ -75,7 +76,15 @@ static int read_stats(const struct dw *dw, struct kvlist *l,
 	return 0;
 }
 
-static void status_json(const char *mode, const char *v[N_STATS])
+/* The counters, as stats --json gives them, into an open object. */
+static void counters_json(struct json *j, const struct kvlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		json_number_text(j, l->kv[i].key, l->kv[i].value);
+}
+
+static void status_json(const char *mode, const char *digest,
+			const struct kvlist *l)
 {
 	struct json j;
 
@@ -83,56 +92,81 @@ static void status_json(const char *mode, const char *v[N_STATS])
 	json_begin(&j, NULL, '{');
 	json_bool(&j, "active", true);
 	json_string(&j, "mode", mode);
-	json_number_text(&j, "rules", v[0]);
-	json_number_text(&j, "protected", v[1]);
-	json_begin(&j, "denied", '{');
-	json_number_text(&j, "write", v[2]);
-	json_number_text(&j, "truncate", v[3]);
-	json_number_text(&j, "exec", v[4]);
-	json_number_text(&j, "mmap", v[5]);
-	json_end(&j, '}');
-	json_number_text(&j, "audited", v[6]);
+	json_string(&j, "policy", digest);
+	counters_json(&j, l);
 	json_end(&j, '}');
 }
 
-/* status on a kernel where denywrite is not active: exit 3. */
-static int status_inactive(const struct cli *c)
+static void status_text(const char *mode, const char *digest,
+			const struct kvlist *l, const char *v[N_STATS])
+{
+	const char *gone = kv_get(l, "gone");
+
+	printf("active:    yes\n"
+	       "mode:      %s\n"
+	       "rules:     %s\n"
+	       "policy:    %s\n"
+	       "protected: %s file%s\n"
+	       "denied:    write %s, truncate %s, exec %s, mmap %s\n"
+	       "audited:   %s\n",
+	       esc(mode), esc(v[0]), digest, esc(v[1]),
+	       strcmp(v[1], "1") ? "s" : "", esc(v[2]), esc(v[3]), esc(v[4]),
+	       esc(v[5]), esc(v[6]));
+	if (gone && strcmp(gone, "0") != 0)
+		printf("gone:      %s rule%s (%s filesystem was unmounted)\n",
+		       esc(gone), strcmp(gone, "1") ? "s" : "",
+		       strcmp(gone, "1") ? "their" : "its");
+}
+
+/* status when denywrite is not active (3) or that is unknown (4). */
+static int status_inactive(const struct cli *c, int rc)
 {
 	struct json j;
 
 	if (c->json) {
 		json_init(&j, stdout);
 		json_begin(&j, NULL, '{');
-		json_bool(&j, "active", false);
+		if (rc == EXIT_INACTIVE)
+			json_bool(&j, "active", false);
+		else
+			json_string(&j, "active", NULL);
 		json_end(&j, '}');
 	} else {
-		puts("active:    no");
+		puts(rc == EXIT_INACTIVE ? "active:    no" : "active:    unknown");
 	}
-	return EXIT_INACTIVE;
+	return rc;
+}
+
+/* The SHA-256 of the rules file, as audit records give it. */
+static int policy_digest(const struct dw *dw, char hex[SHA256_HEX_LEN + 1])
+{
+	char *buf;
+	size_t len;
+	int err = dw_read(dw, "rules", &buf, &len);
+
+	if (err)
+		return fail("%s/rules: %s", esc(dw->dir), strerror(err));
+	sha256_hex(buf, len, hex);
+	free(buf);
+	return 0;
 }
 
 int cmd_status(struct dw *dw, const struct cli *c)
 {
-	char mode[32];
+	char mode[32], digest[SHA256_HEX_LEN + 1];
 	const char *v[N_STATS];
 	struct kvlist l;
 	int rc = dw_open(dw);
 
-	if (rc == EXIT_INACTIVE)
-		return status_inactive(c);
-	if (rc || dw_read_mode(dw, mode, sizeof(mode)) || read_stats(dw, &l, v))
+	if (rc == EXIT_INACTIVE || rc == EXIT_UNKNOWN)
+		return status_inactive(c, rc);
+	if (rc || dw_read_mode(dw, mode, sizeof(mode)) ||
+	    policy_digest(dw, digest) || read_stats(dw, &l, v))
 		return 1;
 	if (c->json)
-		status_json(mode, v);
+		status_json(mode, digest, &l);
 	else
-		printf("active:    yes\n"
-		       "mode:      %s\n"
-		       "rules:     %s\n"
-		       "protected: %s file%s\n"
-		       "denied:    write %s, truncate %s, exec %s, mmap %s\n"
-		       "audited:   %s\n",
-		       esc(mode), v[0], v[1], strcmp(v[1], "1") ? "s" : "", v[2],
-		       v[3], v[4], v[5], v[6]);
+		status_text(mode, digest, &l, v);
 	kv_free(&l);
 	return 0;
 }
@@ -147,19 +181,26 @@ int cmd_stats(struct dw *dw, const struct cli *c)
 		return rc;
 	if (dw_read_kv(dw, "stats", &l))
 		return 1;
-	json_init(&j, stdout);
-	if (c->json)
+	if (c->json) {
+		json_init(&j, stdout);
 		json_begin(&j, NULL, '{');
-	for (size_t i = 0; i < l.n; i++) {
-		if (c->json)
-			json_number_text(&j, l.kv[i].key, l.kv[i].value);
-		else
-			printf("%s %s\n", esc(l.kv[i].key), esc(l.kv[i].value));
-	}
-	if (c->json)
+		counters_json(&j, &l);
 		json_end(&j, '}');
+	}
+	for (size_t i = 0; i < l.n && !c->json; i++)
+		printf("%s %s\n", esc(l.kv[i].key), esc(l.kv[i].value));
 	kv_free(&l);
 	return 0;
+}
+
+static void mode_json(const char *mode)
+{
+	struct json j;
+
+	json_init(&j, stdout);
+	json_begin(&j, NULL, '{');
+	json_string(&j, "mode", mode);
+	json_end(&j, '}');
 }
 
 int cmd_mode(struct dw *dw, const struct cli *c)
@@ -173,7 +214,10 @@ int cmd_mode(struct dw *dw, const struct cli *c)
 
 		if (dw_read_mode(dw, mode, sizeof(mode)))
 			return 1;
-		puts(esc(mode));
+		if (c->json)
+			mode_json(mode);
+		else
+			puts(esc(mode));
 		return 0;
 	}
 	if (need_mac_admin(c))
@@ -185,7 +229,7 @@ int cmd_mode(struct dw *dw, const struct cli *c)
 	return 0;
 }
 
-static void rules_json(const struct policy *p)
+static void rules_json(const struct policy *p, const struct policy *gone)
 {
 	struct json j;
 
@@ -195,16 +239,22 @@ static void rules_json(const struct policy *p)
 	for (size_t i = 0; i < p->n; i++)
 		json_rule(&j, NULL, &p->rule[i]);
 	json_end(&j, ']');
+	json_begin(&j, "gone", '[');
+	for (size_t i = 0; i < gone->n; i++)
+		json_rule(&j, NULL, &gone->rule[i]);
+	json_end(&j, ']');
 	json_end(&j, '}');
 }
 
-/* The rules, one a line; escaped for a terminal unless raw. */
-static void rules_print(const struct policy *p, bool raw)
+/* The rules, one a line: in the kernel's syntax, or escaped for a
+ * terminal (as del takes them). */
+static void rules_print(const struct policy *p, bool kernel_form)
 {
 	for (size_t i = 0; i < p->n; i++) {
-		char *line = rule_format(&p->rule[i]);
+		char *line = kernel_form ? rule_format(&p->rule[i]) :
+					   rule_display(&p->rule[i]);
 
-		puts(raw ? line : esc(line));
+		puts(line);
 		free(line);
 	}
 }
@@ -219,19 +269,39 @@ static int read_rules(struct dw *dw, struct policy *p)
 	return dw_read_rules(dw, p);
 }
 
+/* The rules gone with their filesystem, as comments after the rules. */
+static void gone_print(const struct policy *gone)
+{
+	for (size_t i = 0; i < gone->n; i++) {
+		char *line = rule_display(&gone->rule[i]);
+
+		printf("# gone (its filesystem was unmounted): %s\n", line);
+		free(line);
+	}
+}
+
 int cmd_list(struct dw *dw, const struct cli *c)
 {
-	struct policy p;
+	struct policy p, gone;
 	int rc = read_rules(dw, &p);
 
 	if (rc)
 		return rc;
-	if (c->json)
-		rules_json(&p);
-	else
+	if (dw_read_gone(dw, &gone)) {
+		policy_free(&p);
+		return 1;
+	}
+	if (c->sources) {
+		rc = list_sources(c, &p, &gone);
+	} else if (c->json) {
+		rules_json(&p, &gone);
+	} else {
 		rules_print(&p, false);
+		gone_print(&gone);
+	}
+	policy_free(&gone);
 	policy_free(&p);
-	return 0;
+	return rc;
 }
 
 /* A policy file: byte for byte what load reads back. */
@@ -240,11 +310,17 @@ int cmd_save(struct dw *dw, const struct cli *c)
 	struct policy p;
 	int rc = read_rules(dw, &p);
 
-	(void)c;
 	if (rc)
 		return rc;
-	puts(SAVE_HEADER);
-	rules_print(&p, true);
+	if (c->json) {
+		struct policy none;
+
+		policy_init(&none);
+		rules_json(&p, &none);
+	} else {
+		puts(SAVE_HEADER);
+		rules_print(&p, true);
+	}
 	policy_free(&p);
 	return 0;
 }
@@ -322,44 +398,65 @@ static int plan_add(const struct cli *c, const struct policy *cur,
 	struct rule r = { .scope = c->scope,
 			  .ignore_writers = c->ignore_writers };
 	const char *arg = c->args[i];
+	int rc = 1;
 
 	r.path = realpath(arg, NULL);
 	if (!r.path)
 		return fail("add: %s: %s", esc(arg), strerror(errno));
-	ch[i].undo_line = r.path;	/* del takes the canonical path */
+	ch[i].undo_line = path_escape(r.path);	/* del takes the path */
 	if (rule_check_path(r.path, strlen(r.path), reason, sizeof(reason)))
-		return fail("add: %s: %s", esc(arg), reason);
-	if (rule_is_too_broad(&r))
+		fail("add: %s: %s", esc(arg), reason);
+	else if (policy_find(cur, r.path))
+		fail("add: %s: a rule for this path is already present",
+		     display(buf, sizeof(buf), arg, r.path));
+	else if (named_before(ch, i, ch[i].undo_line, false))
+		fail("add: %s: named more than once",
+		     display(buf, sizeof(buf), arg, r.path));
+	else
+		rc = 0;
+	if (!rc && rule_is_too_broad(&r))
 		warn_too_broad(&r, NULL);
-	if (policy_find(cur, r.path))
-		return fail("add: %s: a rule for this path is already present",
-			    display(buf, sizeof(buf), arg, r.path));
-	if (named_before(ch, i, r.path, false))
-		return fail("add: %s: named more than once",
-			    display(buf, sizeof(buf), arg, r.path));
 	ch[i].file = "add";
 	ch[i].undo_file = "del";
-	ch[i].line = rule_format(&r);
-	return 0;
+	ch[i].line = rc ? NULL : rule_format(&r);
+	free(r.path);
+	return rc;
+}
+
+/*
+ * The rule that del's operand names: the rule on the path it resolves
+ * to, else the rule whose path list prints as arg (unesc), or NULL.
+ */
+static const struct rule *find_del(const struct policy *cur, const char *arg)
+{
+	char *path = realpath(arg, NULL);
+	const struct rule *r = path ? policy_find(cur, path) : NULL;
+
+	free(path);
+	if (r)
+		return r;
+	path = unesc(arg);
+	r = path ? policy_find(cur, path) : NULL;
+	free(path);
+	return r;
 }
 
 /* Fill ch[i] to delete the rule for c->args[i]; 1 (reported) if invalid. */
 static int plan_del(const struct cli *c, const struct policy *cur,
 		    struct change *ch, size_t i)
 {
-	char buf[8 * PATH_MAX + 4];
 	const char *arg = c->args[i];
-	char *path = realpath(arg, NULL);
-	const struct rule *r;
+	const struct rule *r = find_del(cur, arg);
 
-	ch[i].line = path ? path : xstrdup(arg);
-	r = policy_find(cur, ch[i].line);
 	if (!r)
-		return fail("del: %s: not present in the policy",
-			    display(buf, sizeof(buf), arg, ch[i].line));
-	if (named_before(ch, i, ch[i].line, true))
+		return fail("del: %s: not present in the policy", esc(arg));
+	ch[i].line = path_escape(r->path);
+	if (named_before(ch, i, ch[i].line, true)) {
+		char buf[8 * PATH_MAX + 4];
+
 		return fail("del: %s: named more than once",
-			    display(buf, sizeof(buf), arg, ch[i].line));
+			    display(buf, sizeof(buf), arg, r->path));
+	}
 	ch[i].file = "del";
 	ch[i].undo_file = "add";
 	ch[i].undo_line = rule_format(r);
@@ -388,19 +485,32 @@ static int change_rules(struct dw *dw, const struct cli *c,
 		if (plan(c, &cur, ch, i))
 			goto out;
 	rc = apply_and_report(dw, c, ch);
+	if (!rc && c->persist)
+		rc = persist_changes(c, ch, n);
 out:
 	changes_free(ch, n);
 	policy_free(&cur);
 	return rc;
 }
 
+/* add and del change the kernel's rules, not the files load reads. */
+static int runtime_note(const struct cli *c, int rc)
+{
+	if (rc == 0 && !c->quiet && !c->persist)
+		fprintf(stderr, PROGRAM_NAME ": note: %s: a runtime change, lost "
+			"at the next load or reload unless it is written to a "
+			"file in " SYSCONF_RULES_DIR "/ (--persist does)\n",
+			c->name);
+	return rc;
+}
+
 int cmd_add(struct dw *dw, const struct cli *c)
 {
-	return change_rules(dw, c, plan_add);
+	return runtime_note(c, change_rules(dw, c, plan_add));
 }
 
 int cmd_del(struct dw *dw, const struct cli *c)
 {
-	return change_rules(dw, c, plan_del);
+	return runtime_note(c, change_rules(dw, c, plan_del));
 }
 

@@ -99,6 +99,12 @@ void json_uint(struct json *j, const char *key, unsigned long long value)
 	fprintf(j->f, "%llu", value);
 }
 
+void json_seconds(struct json *j, const char *key, double value)
+{
+	json_key(j, key);
+	fprintf(j->f, "%.3f", value);
+}
+
 void json_bool(struct json *j, const char *key, bool value)
 {
 	json_key(j, key);
@@ -125,8 +131,13 @@ void json_rule(struct json *j, const char *key, const struct rule *r)
 		return;
 	}
 	json_begin(j, key, '{');
+	json_rule_members(j, r);
+	json_end(j, '}');
+}
+
+void json_rule_members(struct json *j, const struct rule *r)
+{
 	json_string(j, "scope", scope_name(r->scope));
 	json_bool(j, "ignore_writers", r->ignore_writers);
 	json_string(j, "path", r->path);
-	json_end(j, '}');
 }

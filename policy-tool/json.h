@@ -33,8 +33,13 @@ void json_end(struct json *j, char close);
 void json_string(struct json *j, const char *key, const char *value);
 void json_uint(struct json *j, const char *key, unsigned long long value);
 void json_bool(struct json *j, const char *key, bool value);
+/* Seconds with milliseconds, as a number: 1796304281.345. */
+void json_seconds(struct json *j, const char *key, double value);
 /* A decimal number if value is all digits, else a string. */
 void json_number_text(struct json *j, const char *key, const char *value);
+
+/* A rule's members "scope", "ignore_writers", "path" in an open object. */
+void json_rule_members(struct json *j, const struct rule *r);
 
 /* A rule as {"scope":"lib","ignore_writers":false,"path":"/usr/lib"};
  * null for NULL. */

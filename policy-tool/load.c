@@ -6,6 +6,7 @@
  */
 #include "commands.h"
 #include "hash.h"
+#include "json.h"
 #include "util.h"
 
 #include <dirent.h>
@@ -148,35 +149,73 @@ static int read_source(const struct source *s, char **buf, size_t *len)
 	return err;
 }
 
-/* Parse every source into p; 1 (reported) on the first error. */
-static int parse_sources(const struct sources *l, struct policy *p)
+/* How the bad parts of a policy are told and counted. */
+struct checking {
+	bool strict;		/* the first one fails the whole load */
+	bool quiet;		/* say nothing of them, nor warn */
+	unsigned int skipped;	/* rules and files skipped */
+};
+
+static bool report_line(void *ctx, const char *file, unsigned int line,
+			const char *reason)
+{
+	struct checking *ck = ctx;
+
+	if (ck->quiet) {
+		ck->skipped++;
+		return !ck->strict;
+	}
+	if (ck->strict) {
+		fail("load: %s:%u: %s", esc(file), line, reason);
+		return false;
+	}
+	fail("load: %s:%u: %s (rule skipped)", esc(file), line, reason);
+	ck->skipped++;
+	return true;
+}
+
+/* Parse every source into p; 1 (reported) if it must stop. */
+static int parse_sources(const struct sources *l, struct policy *p,
+			 struct checking *ck)
 {
 	for (size_t i = 0; i < l->n; i++) {
-		char *buf, reason[512];
-		unsigned int line;
+		char *buf;
 		size_t len;
 		int err = read_source(&l->s[i], &buf, &len);
 
-		if (err)
+		if (err && ck->strict)
 			return fail("load: %s: %s", esc(l->s[i].name),
 				    strerror(err));
-		err = policy_add_text(p, l->s[i].name, buf, len, &line, reason,
-				      sizeof(reason));
+		if (err) {
+			if (!ck->quiet)
+				fail("load: %s: %s (file skipped)",
+				     esc(l->s[i].name), strerror(err));
+			ck->skipped++;
+			continue;
+		}
+		err = policy_add_lines(p, l->s[i].name, buf, len, true,
+				       report_line, ck);
 		free(buf);
-		if (err)
-			return fail("load: %s:%u: %s", esc(l->s[i].name), line,
-				    reason);
+		if (err < 0 && ck->strict)
+			return 1;
+		if (err < 0) {
+			if (!ck->quiet)
+				fail("load: %s: the rest of the policy is "
+				     "skipped too", esc(l->s[i].name));
+			ck->skipped++;
+			return 0;
+		}
 	}
 	return 0;
 }
 
-/* Where a rule came from, "file:line" (escaped, in a ring buffer). */
+/* Where a rule came from, "file:line" (in a static buffer). */
 static const char *origin(const struct rule *r)
 {
-	char buf[PATH_MAX + 16];
+	static char buf[PATH_MAX + 16];
 
 	snprintf(buf, sizeof(buf), "%s:%u", r->file ? r->file : "?", r->line);
-	return esc(buf);
+	return buf;
 }
 
 struct object {
@@ -192,56 +231,100 @@ static bool object_eq(const void *ctx, size_t pos)
 	return o[pos].dev == key->dev && o[pos].ino == key->ino;
 }
 
-/* Resolve rule i as the kernel will; 1 (reported) if it would refuse it. */
-static int resolve_rule(const struct policy *p, size_t i, struct object *obj,
-			struct hindex *seen)
+/* What resolving the rules keeps track of. */
+struct resolving {
+	struct object *obj;	/* of each rule */
+	size_t *winner;		/* for the first rule of an object: the
+				 * rule that names it now */
+	bool *keep;
+	struct hindex seen;
+};
+
+/* A rule that resolving drops: reported unless it is optional. */
+static int drop(const struct policy *p, size_t i, struct resolving *rs,
+		struct checking *ck, const char *reason)
 {
 	const struct rule *r = &p->rule[i];
-	char *canon = realpath(r->path, NULL);
-	struct rule cr = *r;
-	struct stat st;
-	const void *ctx[2] = { obj, &obj[i] };
-	uint64_t h;
-	long dup;
 
-	if (!canon || stat(canon, &st) != 0) {
-		int rc = fail("load: %s: %s: %s", origin(r), esc(r->path),
-			      strerror(errno));
-
-		free(canon);
-		return rc;
-	}
-	obj[i].dev = st.st_dev;
-	obj[i].ino = st.st_ino;
-	cr.path = canon;
-	if (rule_is_too_broad(&cr))
-		warn_too_broad(&cr, origin(r));
-	free(canon);
-	h = hash_bytes(&obj[i], sizeof(obj[i]));
-	dup = hindex_find(seen, h, object_eq, ctx);
-	if (dup >= 0 && p->rule[dup].file == r->file)
-		return fail("load: %s: %s is the same as %s on line %u",
-			    origin(r), esc(r->path), esc(p->rule[dup].path),
-			    p->rule[dup].line);
-	if (dup >= 0)
-		return fail("load: %s: %s is the same as %s in %s", origin(r),
-			    esc(r->path), esc(p->rule[dup].path),
-			    origin(&p->rule[dup]));
-	hindex_add(seen, h, i);
-	return 0;
+	rs->keep[i] = false;
+	if (!reason)
+		return 0;
+	return report_line(ck, r->file ? r->file : "?", r->line, reason) ? 0 : 1;
 }
 
-/* Every path exists and names another object; warnings for broad rules. */
-static int resolve_rules(const struct policy *p)
+/* The rule i names the same object as rule first of an earlier file. */
+static void override(size_t i, size_t first, struct resolving *rs)
 {
-	struct object *obj = xcalloc(p->n, sizeof(*obj));
-	struct hindex seen = { 0 };
+	rs->keep[rs->winner[first]] = false;
+	rs->winner[first] = i;
+}
+
+/* Resolve rule i as the kernel will; 1 (reported) to stop the load. */
+static int resolve_rule(struct policy *p, size_t i, struct resolving *rs,
+			struct checking *ck)
+{
+	struct rule *r = &p->rule[i];
+	char reason[2 * PATH_MAX + 64];
+	const void *ctx[2] = { rs->obj, &rs->obj[i] };
+	struct stat st;
+	uint64_t h;
+	long first;
+
+	r->canon = realpath(r->path, NULL);
+	if (!r->canon || stat(r->canon, &st) != 0) {
+		snprintf(reason, sizeof(reason), "%s: %s", esc(r->path),
+			 strerror(errno));
+		return drop(p, i, rs, ck, r->optional ? NULL : reason);
+	}
+	rs->obj[i].dev = st.st_dev;
+	rs->obj[i].ino = st.st_ino;
+	h = hash_bytes(&rs->obj[i], sizeof(rs->obj[i]));
+	first = hindex_find(&rs->seen, h, object_eq, ctx);
+	if (first < 0) {
+		hindex_add(&rs->seen, h, i);
+		rs->winner[i] = i;
+		return 0;
+	}
+	if (p->rule[rs->winner[first]].file != r->file) {
+		override(i, (size_t)first, rs);
+		return 0;
+	}
+	snprintf(reason, sizeof(reason), "%s is the same as %s on line %u",
+		 esc(r->path), esc(p->rule[rs->winner[first]].path),
+		 p->rule[rs->winner[first]].line);
+	return drop(p, i, rs, ck, reason);
+}
+
+/*
+ * Resolve every path (canon) and keep, of the rules that name one object,
+ * the one of the last file; drop the rules the kernel would refuse.
+ * Warnings for broad rules.  1 (reported) to stop the load.
+ */
+static int resolve_rules(struct policy *p, struct checking *ck)
+{
+	struct resolving rs = { 0 };
 	int rc = 0;
 
+	rs.obj = xcalloc(p->n, sizeof(*rs.obj));
+	rs.winner = xcalloc(p->n, sizeof(*rs.winner));
+	rs.keep = xcalloc(p->n, sizeof(*rs.keep));
+	for (size_t i = 0; i < p->n; i++)
+		rs.keep[i] = true;
 	for (size_t i = 0; i < p->n && !rc; i++)
-		rc = resolve_rule(p, i, obj, &seen);
-	hindex_free(&seen);
-	free(obj);
+		rc = resolve_rule(p, i, &rs, ck);
+	if (!rc)
+		policy_keep(p, rs.keep);
+	for (size_t i = 0; i < p->n && !rc && !ck->quiet; i++) {
+		struct rule cr = p->rule[i];
+
+		cr.path = cr.canon;
+		if (rule_is_too_broad(&cr))
+			warn_too_broad(&cr, origin(&p->rule[i]));
+	}
+	hindex_free(&rs.seen);
+	free(rs.obj);
+	free(rs.winner);
+	free(rs.keep);
 	return rc;
 }
 
@@ -271,42 +354,90 @@ static int load_policy(struct dw *dw, const struct cli *c,
 	return 0;
 }
 
-static int load(struct dw *dw, const struct cli *c, const struct sources *l,
-		struct policy *p)
+int file_policy_read(const struct cli *c, bool quiet,
+		     struct file_policy *fp)
 {
-	int rc = parse_sources(l, p);
+	struct checking ck = { .strict = c->strict, .quiet = quiet };
+	int rc = 0;
 
-	if (rc || (rc = resolve_rules(p)) != 0)
+	memset(fp, 0, sizeof(*fp));
+	fp->files = xcalloc(1, sizeof(*fp->files));
+	policy_init(&fp->p);
+	for (int i = 0; i < c->nargs; i++)
+		sources_add(fp->files, c->args[i]);
+	if (c->nargs == 0)
+		rc = collect_rules_d(c->root, fp->files);
+	fp->nfiles = fp->files->n;
+	if (!rc)
+		rc = parse_sources(fp->files, &fp->p, &ck);
+	if (!rc)
+		rc = resolve_rules(&fp->p, &ck);
+	fp->skipped = ck.skipped;
+	return rc;
+}
+
+void file_policy_free(struct file_policy *fp)
+{
+	policy_free(&fp->p);
+	sources_free(fp->files);
+	free(fp->files);
+}
+
+/* What load did: "loaded N rules from M files", or JSON. */
+static void load_report(struct dw *dw, const struct cli *c,
+			const struct file_policy *fp)
+{
+	const struct policy *p = &fp->p;
+	size_t n = fp->nfiles;
+	struct json j;
+
+	if (!c->json) {
+		if (c->dry_run)
+			dry_run_diff(dw, NULL, p);
+		if (!c->quiet)
+			printf("%s %zu %s from %zu %s%s\n",
+			       c->dry_run ? "checked" : "loaded", p->n,
+			       plural(p->n, "rule", "rules"), n,
+			       plural(n, "file", "files"),
+			       c->dry_run ? " (dry run: nothing loaded)" : "");
+		return;
+	}
+	json_init(&j, stdout);
+	json_begin(&j, NULL, '{');
+	json_uint(&j, c->dry_run ? "checked" : "loaded", p->n);
+	json_uint(&j, "files", n);
+	json_uint(&j, "skipped", fp->skipped);
+	if (c->dry_run)
+		dry_run_diff(dw, &j, p);
+	json_end(&j, '}');
+}
+
+static int load(struct dw *dw, const struct cli *c, struct file_policy *fp)
+{
+	int rc = file_policy_read(c, false, fp);
+
+	if (rc)
 		return rc;
-	if (p->n == 0 && !c->allow_empty)
+	if (fp->p.n == 0 && !c->allow_empty)
 		return fail("load: no rules in %zu %s: refusing to clear the "
-			    "policy (--allow-empty does)", l->n,
-			    plural(l->n, "file", "files"));
-	if (!c->dry_run && (rc = load_policy(dw, c, p)) != 0)
+			    "policy (--allow-empty does)", fp->nfiles,
+			    plural(fp->nfiles, "file", "files"));
+	if (!c->dry_run && (rc = load_policy(dw, c, &fp->p)) != 0)
 		return rc;
-	if (!c->quiet)
-		printf("%s %zu %s from %zu %s%s\n",
-		       c->dry_run ? "checked" : "loaded", p->n,
-		       plural(p->n, "rule", "rules"), l->n,
-		       plural(l->n, "file", "files"),
-		       c->dry_run ? " (dry run: nothing loaded)" : "");
+	load_report(dw, c, fp);
+	if (fp->skipped)
+		return fail("load: %u %s skipped: the other rules %s",
+			    fp->skipped, fp->skipped == 1 ? "part was" :
+			    "parts were", c->dry_run ? "are valid" :
+			    "are in force");
 	return 0;
 }
 
 int cmd_load(struct dw *dw, const struct cli *c)
 {
-	struct sources l = { 0 };
-	struct policy p;
-	int rc = 0;
+	struct file_policy fp;
+	int rc = load(dw, c, &fp);
 
-	policy_init(&p);
-	for (int i = 0; i < c->nargs; i++)
-		sources_add(&l, c->args[i]);
-	if (c->nargs == 0)
-		rc = collect_rules_d(c->root, &l);
-	if (!rc)
-		rc = load(dw, c, &l, &p);
-	policy_free(&p);
-	sources_free(&l);
+	file_policy_free(&fp);
 	return rc;
 }

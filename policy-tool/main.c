@@ -26,6 +26,8 @@ static const command_fn handlers[] = {
 	[CMD_SAVE] = cmd_save,
 	[CMD_WHY] = cmd_why,
 	[CMD_STATS] = cmd_stats,
+	[CMD_DIFF] = cmd_diff,
+	[CMD_LOG] = cmd_log,
 };
 
 /* Flush stdout; a write error there is a failure too (e.g. a full disk). */
@@ -48,6 +50,10 @@ int main(int argc, char **argv)
 		fail("%s", err);
 		fputs("Try '" PROGRAM_NAME " --help'.\n", stderr);
 		return EXIT_USAGE;
+	}
+	if (c.help && c.cmd != CMD_NONE) {
+		cli_command_usage(stdout, c.cmd);
+		return close_stdout(0);
 	}
 	if (c.help) {
 		cli_usage(stdout);

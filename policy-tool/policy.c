@@ -92,22 +92,84 @@ int rule_check_path(const char *p, size_t len, char *err, size_t errlen)
 			 len, RULE_PATH_MAX);
 		return -1;
 	}
+	return 0;
+}
+
+static bool kernel_escapes(unsigned char c)
+{
+	return c < 0x20 || c == 0x7f || c == '\\';
+}
+
+static int octal_digit(char c)
+{
+	return c >= '0' && c <= '7' ? c - '0' : -1;
+}
+
+/* The byte that "\ooo" at p (n bytes left) stands for, or -1. */
+static int octal_escape(const char *p, size_t n)
+{
+	int a, b, c, v;
+
+	if (n < 4)
+		return -1;
+	a = octal_digit(p[1]);
+	b = octal_digit(p[2]);
+	c = octal_digit(p[3]);
+	if (a < 0 || b < 0 || c < 0)
+		return -1;
+	v = a * 64 + b * 8 + c;
+	return v >= 1 && v <= 0xff ? v : -1;
+}
+
+int path_unescape(const char *p, size_t len, char **out, char *err,
+		  size_t errlen)
+{
+	char *raw = xmalloc(len + 1), *o = raw;
+
 	for (size_t i = 0; i < len; i++) {
 		unsigned char c = (unsigned char)p[i];
+		int v;
 
-		if (c < 0x20 || c == 0x7f) {
-			snprintf(err, errlen, "path '%s' has a control character "
-				 "(byte %zu), which the kernel does not take",
-				 shortened(p, len), i + 1);
-			return -1;
+		if (c == '\\' && (v = octal_escape(p + i, len - i)) >= 0) {
+			*o++ = (char)v;
+			i += 3;
+			continue;
 		}
-	}
-	if (p[len - 1] == ' ' || p[len - 1] == '\t') {
-		snprintf(err, errlen, "path '%s' ends in a blank, which the "
-			 "kernel does not take", shortened(p, len));
+		if (c == '\\')
+			snprintf(err, errlen, "path '%s': a backslash must be "
+				 "followed by 3 octal digits (byte %zu; \\134 "
+				 "is a backslash)", shortened(p, len), i + 1);
+		else if (c < 0x20 || c == 0x7f)
+			snprintf(err, errlen, "path '%s' has a control character "
+				 "(byte %zu): write it as \\%03o", shortened(p, len),
+				 i + 1, c);
+		else {
+			*o++ = (char)c;
+			continue;
+		}
+		free(raw);
 		return -1;
 	}
+	*o = '\0';
+	*out = raw;
 	return 0;
+}
+
+char *path_escape(const char *raw)
+{
+	size_t n = strlen(raw);
+	char *s = xmalloc(4 * n + 1), *o = s;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)raw[i];
+
+		if (kernel_escapes(c) || (c == ' ' && i + 1 == n))
+			o += sprintf(o, "\\%03o", c);
+		else
+			*o++ = (char)c;
+	}
+	*o = '\0';
+	return s;
 }
 
 bool rule_is_too_broad(const struct rule *r)
@@ -126,6 +188,8 @@ int rule_parse_line(const char *line, size_t len, struct rule *r,
 		    char *err, size_t errlen)
 {
 	size_t wlen = 0, p;
+	bool optional;
+	char *raw;
 
 	if (memchr(line, '\0', len)) {
 		snprintf(err, errlen, "NUL byte in line");
@@ -139,15 +203,24 @@ int rule_parse_line(const char *line, size_t len, struct rule *r,
 		len--;
 	if (len == 0 || line[0] == '#')
 		return 0;
+	optional = line[0] == '-';
+	line += optional;
+	len -= optional;
 	while (wlen < len && !is_blank(line[wlen]))
 		wlen++;
 	if (parse_scope_word(line, wlen, r, err, errlen))
 		return -1;
 	for (p = wlen; p < len && is_blank(line[p]); p++)
 		;
-	if (rule_check_path(line + p, len - p, err, errlen))
+	if (rule_check_path(line + p, len - p, err, errlen) ||
+	    path_unescape(line + p, len - p, &raw, err, errlen))
 		return -1;
-	r->path = xstrndup(line + p, len - p);
+	if (rule_check_path(raw, strlen(raw), err, errlen)) {
+		free(raw);
+		return -1;
+	}
+	r->path = raw;
+	r->optional = optional;
 	r->file = NULL;
 	r->line = 0;
 	return 1;
@@ -156,11 +229,25 @@ int rule_parse_line(const char *line, size_t len, struct rule *r,
 char *rule_format(const struct rule *r)
 {
 	const char *opt = r->ignore_writers ? "," OPT_IGNORE_WRITERS : "";
+	char *path = path_escape(r->path);
 	size_t n = strlen(scope_name(r->scope)) + strlen(opt) +
-		   strlen(r->path) + 2;
+		   strlen(path) + 2;
 	char *s = xmalloc(n);
 
-	snprintf(s, n, "%s%s %s", scope_name(r->scope), opt, r->path);
+	snprintf(s, n, "%s%s %s", scope_name(r->scope), opt, path);
+	free(path);
+	return s;
+}
+
+char *rule_display(const struct rule *r)
+{
+	const char *opt = r->ignore_writers ? "," OPT_IGNORE_WRITERS : "";
+	const char *path = esc(r->path);
+	size_t n = strlen(scope_name(r->scope)) + strlen(opt) +
+		   strlen(path) + 2;
+	char *s = xmalloc(n);
+
+	snprintf(s, n, "%s%s %s", scope_name(r->scope), opt, path);
 	return s;
 }
 
@@ -208,9 +295,28 @@ static void policy_append(struct policy *p, const struct rule *r,
 	p->bytes += bytes;
 }
 
-/* Whether r may join p; else the reason in err. */
+/* The bytes r takes in the kernel's rules file, with its newline. */
+static size_t rule_bytes(const struct rule *r)
+{
+	char *k = rule_format(r);
+	size_t n = strlen(k) + 1;
+
+	free(k);
+	return n;
+}
+
+/* A rule of an earlier file for r's path, which r replaces; or NULL. */
+static struct rule *overridden(struct policy *p, const struct rule *r,
+			       bool override)
+{
+	struct rule *dup = (struct rule *)find_rule(p, r->path);
+
+	return override && dup && dup->file != r->file ? dup : NULL;
+}
+
+/* Whether r may join p; else the reason in err and, for a limit, *stop. */
 static int check_new_rule(const struct policy *p, const struct rule *r,
-			  size_t bytes, char *err, size_t errlen)
+			  size_t bytes, bool *stop, char *err, size_t errlen)
 {
 	const struct rule *dup = find_rule(p, r->path);
 
@@ -221,10 +327,10 @@ static int check_new_rule(const struct policy *p, const struct rule *r,
 		snprintf(err, errlen, "a rule for %s is already in %s:%u",
 			 shortened(r->path, strlen(r->path)),
 			 dup->file ? esc(dup->file) : "?", dup->line);
-	else if (p->n >= POLICY_MAX_RULES)
+	else if ((*stop = p->n >= POLICY_MAX_RULES))
 		snprintf(err, errlen, "more than %d rules, the kernel's limit",
 			 POLICY_MAX_RULES);
-	else if (p->bytes + bytes > POLICY_MAX_BYTES)
+	else if ((*stop = p->bytes + bytes > POLICY_MAX_BYTES))
 		snprintf(err, errlen, "the policy grows past %d bytes, the "
 			 "kernel's limit", POLICY_MAX_BYTES);
 	else
@@ -232,40 +338,84 @@ static int check_new_rule(const struct policy *p, const struct rule *r,
 	return -1;
 }
 
-int policy_add_text(struct policy *p, const char *file, const char *buf,
-		    size_t len, unsigned int *bad_line, char *err,
-		    size_t errlen)
+/* Add or override with the parsed rule r; -1 (reason in err) if not. */
+static int take_rule(struct policy *p, struct rule *r, bool override,
+		     bool *stop, char *err, size_t errlen)
+{
+	struct rule *old = overridden(p, r, override);
+	size_t bytes = rule_bytes(r);
+
+	if (old) {
+		p->bytes = p->bytes - rule_bytes(old) + bytes;
+		free(old->path);
+		free(old->canon);
+		*old = *r;
+		return 0;
+	}
+	if (check_new_rule(p, r, bytes, stop, err, errlen) == 0) {
+		policy_append(p, r, bytes);
+		return 0;
+	}
+	free(r->path);
+	return -1;
+}
+
+int policy_add_lines(struct policy *p, const char *file, const char *buf,
+		     size_t len, bool override, policy_report_fn report,
+		     void *ctx)
 {
 	const char *end = buf + len;
 	unsigned int line = 0;
+	int rc = 0;
 
 	while (buf < end) {
 		const char *text;
 		size_t n = next_line(&buf, end, &text);
-		struct rule r;
-		int rc = rule_parse_line(text, n, &r, err, errlen);
+		struct rule r = { 0 };
+		char err[512];
+		bool stop = false;
+		int kind = rule_parse_line(text, n, &r, err, sizeof(err));
 
 		line++;
-		if (rc == 0)
+		if (kind == 0)
 			continue;
-		if (rc > 0) {
-			size_t bytes;
-
-			r.file = file;
-			r.line = line;
-			/* "SCOPE[,ignore-writers] PATH\n" */
-			bytes = strlen(scope_name(r.scope)) + strlen(r.path) + 2 +
-				(r.ignore_writers ? strlen("," OPT_IGNORE_WRITERS) : 0);
-			if (check_new_rule(p, &r, bytes, err, errlen) == 0) {
-				policy_append(p, &r, bytes);
-				continue;
-			}
-			free(r.path);
-		}
-		*bad_line = line;
-		return -1;
+		r.file = file;
+		r.line = line;
+		if (kind > 0 &&
+		    take_rule(p, &r, override, &stop, err, sizeof(err)) == 0)
+			continue;
+		if (!report(ctx, file, line, err) || stop)
+			return -1;
+		rc = 1;
 	}
-	return 0;
+	return rc;
+}
+
+struct first_error {
+	unsigned int *line;
+	char *err;
+	size_t errlen;
+};
+
+static bool stop_at_first(void *ctx, const char *file, unsigned int line,
+			  const char *reason)
+{
+	const struct first_error *fe = ctx;
+
+	(void)file;
+	*fe->line = line;
+	snprintf(fe->err, fe->errlen, "%s", reason);
+	return false;
+}
+
+int policy_add_text(struct policy *p, const char *file, const char *buf,
+		    size_t len, unsigned int *bad_line, char *err,
+		    size_t errlen)
+{
+	struct first_error fe = { bad_line, err, errlen };
+
+	return policy_add_lines(p, file, buf, len, false, stop_at_first,
+				&fe) ? -1 : 0;
 }
 
 int policy_parse(const char *buf, size_t len, struct policy *p,
@@ -284,7 +434,7 @@ char *policy_serialize(const struct policy *p, size_t *len)
 	char *s;
 
 	for (size_t i = 0; i < p->n; i++)
-		cap += strlen(p->rule[i].path) + 32;
+		cap += 4 * strlen(p->rule[i].path) + 32;
 	s = xmalloc(cap);
 	for (size_t i = 0; i < p->n; i++) {
 		char *line = rule_format(&p->rule[i]);
@@ -304,10 +454,33 @@ const struct rule *policy_find(const struct policy *p, const char *path)
 	return find_rule(p, path);
 }
 
+void policy_keep(struct policy *p, const bool *keep)
+{
+	size_t n = 0;
+
+	hindex_free(&p->by_path);
+	p->bytes = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		struct rule *r = &p->rule[i];
+
+		if (!keep[i]) {
+			free(r->path);
+			free(r->canon);
+			continue;
+		}
+		p->bytes += rule_bytes(r);
+		hindex_add(&p->by_path, hash_bytes(r->path, strlen(r->path)), n);
+		p->rule[n++] = *r;
+	}
+	p->n = n;
+}
+
 void policy_free(struct policy *p)
 {
-	for (size_t i = 0; i < p->n; i++)
+	for (size_t i = 0; i < p->n; i++) {
 		free(p->rule[i].path);
+		free(p->rule[i].canon);
+	}
 	free(p->rule);
 	hindex_free(&p->by_path);
 	policy_init(p);

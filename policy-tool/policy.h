@@ -25,7 +25,10 @@ enum scope {
 struct rule {
 	enum scope scope;
 	bool ignore_writers;
-	char *path;		/* owned */
+	bool optional;		/* "-" before it in a policy file: the path
+				 * may be missing */
+	char *path;		/* owned; the bytes of the path, unescaped */
+	char *canon;		/* owned; load: the path resolved, or NULL */
 	const char *file;	/* the policy file's name, not owned; or NULL */
 	unsigned int line;	/* line in the policy file, 0 if none */
 };
@@ -40,20 +43,34 @@ struct policy {
 const char *scope_name(enum scope scope);
 
 /*
- * Parse one rule line (no newline; may contain anything, also NULs).
- * Leading and trailing whitespace is ignored.  Returns 1 and fills *r (the
- * caller frees r->path) for a rule, 0 for a blank or '#' comment line, -1
- * with a reason in err on a malformed line.
+ * Parse one rule line (no newline; may contain anything, also NULs) in
+ * the kernel's syntax, "[-]SCOPE[,OPTION] PATH", PATH with the kernel's
+ * escapes (a backslash and 3 octal digits, see path_unescape).  Leading
+ * and trailing whitespace is ignored.  Returns 1 and fills *r (the caller
+ * frees r->path, the unescaped bytes) for a rule, 0 for a blank or '#'
+ * comment line, -1 with a reason in err on a malformed line.
  */
 int rule_parse_line(const char *line, size_t len, struct rule *r,
 		    char *err, size_t errlen);
 
 /*
- * Check a rule's path (len bytes) as the kernel will: absolute, at most
- * RULE_PATH_MAX bytes, no control characters (below 0x20, and 0x7f), not
- * ending in a space or tab.  0, or -1 with the reason in err.
+ * Check a rule's path (len bytes, unescaped) as the kernel will:
+ * absolute, at most RULE_PATH_MAX bytes.  0, or -1 with the reason in err.
  */
 int rule_check_path(const char *path, size_t len, char *err, size_t errlen);
+
+/*
+ * The kernel's escapes, as in /proc/mounts: in what it prints and reads,
+ * a control character (0x01-0x1f, 0x7f), a backslash and a trailing space
+ * are a backslash and 3 octal digits ("\012", "\134", "\040").
+ * path_unescape decodes len bytes into a new string (*out), refusing a
+ * literal control character and a backslash not followed by 3 octal
+ * digits giving a byte 001-377 (-1, the reason in err).  path_escape
+ * gives the kernel's form of raw, malloc'd.
+ */
+int path_unescape(const char *p, size_t len, char **out, char *err,
+		  size_t errlen);
+char *path_escape(const char *raw);
 
 /*
  * Whether r maps-executable-protects a tree that holds far more than
@@ -62,24 +79,48 @@ int rule_check_path(const char *path, size_t len, char *err, size_t errlen);
  */
 bool rule_is_too_broad(const struct rule *r);
 
-/* "SCOPE[,OPTION] PATH" without newline; malloc'd. */
+/* "SCOPE[,OPTION] PATH" without newline, the path in the kernel's
+ * escaped form (policy files, the kernel); malloc'd. */
 char *rule_format(const struct rule *r);
+
+/* The same with the path as esc() shows it, for a terminal; malloc'd. */
+char *rule_display(const struct rule *r);
 
 void policy_init(struct policy *p);
 
 /*
+ * Told about a bad line of a policy file (reason: why); returns whether
+ * to go on (the line is skipped) or stop.
+ */
+typedef bool (*policy_report_fn)(void *ctx, const char *file,
+				 unsigned int line, const char *reason);
+
+/*
  * Parse the text of the policy file named `file` (kept by pointer in each
  * rule; NULL for none) and append its rules to p, in time linear in len.
- * On error returns -1 with the 1-based number of the first bad line in
- * *bad_line and the reason in err; p then holds the rules before that
- * line.  Errors: a malformed line, a path the kernel would refuse, two
- * rules with the same path (in any of the files added), and a policy
- * past the kernel's limits (POLICY_MAX_RULES, POLICY_MAX_BYTES), where
- * parsing stops.
+ * Each bad line is reported: a malformed line, a path the kernel would
+ * refuse, two rules with the same path in one file (or in any of the
+ * files added, unless override: then the rule of a later file replaces
+ * the earlier one, as sysctl.d's do), and a rule past the kernel's
+ * limits (POLICY_MAX_RULES, POLICY_MAX_BYTES), where parsing stops.
+ * Returns 0 if no line was bad, 1 if bad lines were skipped, -1 if it
+ * stopped (at a limit or when report said so).
+ */
+int policy_add_lines(struct policy *p, const char *file, const char *buf,
+		     size_t len, bool override, policy_report_fn report,
+		     void *ctx);
+
+/*
+ * policy_add_lines without override that stops at the first bad line:
+ * -1 with its 1-based number in *bad_line and the reason in err; p then
+ * holds the rules before that line.
  */
 int policy_add_text(struct policy *p, const char *file, const char *buf,
 		    size_t len, unsigned int *bad_line, char *err,
 		    size_t errlen);
+
+/* Keep the rules i for which keep[i], in their order. */
+void policy_keep(struct policy *p, const bool *keep);
 
 /* policy_init and policy_add_text; on error p is left empty. */
 int policy_parse(const char *buf, size_t len, struct policy *p,

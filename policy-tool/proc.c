@@ -339,7 +339,8 @@ static bool identify(const char *procdir, const char *pid,
 		free(comm);
 		return false;
 	}
-	comm[strcspn(comm, "\n")] = '\0';
+	if (*comm && comm[strlen(comm) - 1] == '\n')	/* the kernel's */
+		comm[strlen(comm) - 1] = '\0';
 	h->comm = comm;
 	h->uid = effective_uid(procdir, pid);
 	h->user = user_name(h->uid);

@@ -10,8 +10,10 @@
 #include <sys/capability.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
+#define SECURITYFS_MAGIC 0x73636673
 #define READ_MAX (16u << 20)	/* no securityfs file of ours is larger */
 #define QUERY_MAX 32768		/* an answer has 3 paths of < 4096 bytes */
 
@@ -53,22 +55,46 @@ static bool list_has(const char *list, const char *word)
 	return false;
 }
 
-/* Make sure root/lsm exists, mounting securityfs if we may. */
+/* Whether securityfs is mounted on path (a fake tree never is). */
+static bool is_securityfs(const char *path)
+{
+	struct statfs sf;
+
+	return statfs(path, &sf) == 0 && sf.f_type == SECURITYFS_MAGIC;
+}
+
+/*
+ * Make sure root/lsm can be read, mounting securityfs if we may: 0, 1
+ * (reported) on an error, EXIT_UNKNOWN (reported) if we cannot tell
+ * whether denywrite is active, EXIT_INACTIVE if the kernel has no lsm
+ * file (no LSM stacking).
+ */
 static int find_securityfs(const struct dw *dw, const char *lsm, bool custom)
 {
 	struct stat st;
 
 	if (stat(lsm, &st) == 0)
 		return 0;
-	if (errno != ENOENT)
-		return fail("%s: %s", esc(lsm), strerror(errno));
-	if (custom || geteuid() != 0)
-		return fail("securityfs is not mounted: "
-			    "mount -t securityfs securityfs %s", esc(dw->root));
+	if (dw->probe)
+		return EXIT_UNKNOWN;
+	if (errno != ENOENT) {
+		fail("%s: %s", esc(lsm), strerror(errno));
+		return EXIT_UNKNOWN;
+	}
+	if (!custom && is_securityfs(dw->root))
+		return EXIT_INACTIVE;
+	if (custom || geteuid() != 0) {
+		fail("cannot tell whether denywrite is active: securityfs is "
+		     "not mounted: mount -t securityfs securityfs %s",
+		     esc(dw->root));
+		return EXIT_UNKNOWN;
+	}
 	if (mount("securityfs", dw->root, "securityfs",
-		  MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
-		return fail("mount securityfs on %s: %s", esc(dw->root),
-			    strerror(errno));
+		  MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0) {
+		fail("cannot tell whether denywrite is active: mount securityfs "
+		     "on %s: %s", esc(dw->root), strerror(errno));
+		return EXIT_UNKNOWN;
+	}
 	return 0;
 }
 
@@ -87,13 +113,17 @@ int dw_open(struct dw *dw)
 	    build_path(dw->dir, sizeof(dw->dir), dw->root, "denywrite") ||
 	    build_path(lsm, sizeof(lsm), dw->root, "lsm"))
 		return fail("%s: %s", SECURITYFS_ENV, strerror(ENAMETOOLONG));
-	if (find_securityfs(dw, lsm, custom))
-		return 1;
+	err = find_securityfs(dw, lsm, custom);
+	if (err)
+		return err;
 	err = read_path(lsm, &list, &len);
 	if (err == ENOENT)	/* a kernel without LSM stacking support */
 		return EXIT_INACTIVE;
+	if (err && !dw->probe)
+		fail("cannot tell whether denywrite is active: %s: %s",
+		     esc(lsm), strerror(err));
 	if (err)
-		return fail("%s: %s", esc(lsm), strerror(err));
+		return EXIT_UNKNOWN;
 	dw->active = list_has(list, "denywrite") && stat(dw->dir, &st) == 0 &&
 		     S_ISDIR(st.st_mode);
 	free(list);
@@ -195,6 +225,32 @@ int dw_read_rules(const struct dw *dw, struct policy *p)
 	if (e)
 		return fail("%s/rules:%u: unexpected line: %s", esc(dw->dir),
 			    line, err);
+	return 0;
+}
+
+static bool go_on(void *ctx, const char *file, unsigned int line,
+		  const char *reason)
+{
+	(void)ctx;
+	(void)file;
+	(void)line;
+	(void)reason;
+	return true;
+}
+
+int dw_read_gone(const struct dw *dw, struct policy *p)
+{
+	char *buf;
+	size_t len;
+	int e = dw_read(dw, "gone", &buf, &len);
+
+	policy_init(p);
+	if (e == ENOENT)	/* a kernel whose rules pin their mounts */
+		return 0;
+	if (e)
+		return fail("%s/gone: %s", esc(dw->dir), strerror(e));
+	policy_add_lines(p, NULL, buf, len, false, go_on, NULL);
+	free(buf);
 	return 0;
 }
 

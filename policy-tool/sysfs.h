@@ -16,14 +16,17 @@ struct dw {
 	char root[PATH_MAX];	/* securityfs mount point */
 	char dir[PATH_MAX];	/* root/denywrite */
 	bool active;		/* denywrite is in root/lsm */
+	bool probe;		/* dw_open: never mount, say nothing */
 };
 
 /*
  * Find securityfs, mounting it (nosuid,nodev,noexec) when it is the
  * default one, not mounted, and we are root; then read root/lsm.  Returns
  * 0 if denywrite is active, EXIT_INACTIVE (and dw->active false) if
- * securityfs is there but denywrite is not, or prints the error and
- * returns 1.  Only commands that need the kernel call it.
+ * securityfs is there but denywrite is not, EXIT_UNKNOWN if that cannot
+ * be told (securityfs not mounted and not mountable, lsm unreadable:
+ * said on stderr), or prints the error and returns 1.  Only commands
+ * that need the kernel call it.
  */
 int dw_open(struct dw *dw);
 
@@ -54,6 +57,8 @@ int dw_query(const struct dw *dw, const char *path, char **buf, size_t *len);
 int dw_read_mode(const struct dw *dw, char *mode, size_t size);
 int dw_read_rules(const struct dw *dw, struct policy *p);
 int dw_read_kv(const struct dw *dw, const char *name, struct kvlist *l);
+/* The rules gone with their filesystem (empty without a gone file). */
+int dw_read_gone(const struct dw *dw, struct policy *p);
 
 /* Whether this process has CAP_MAC_ADMIN in its effective set. */
 bool dw_may_change(void);

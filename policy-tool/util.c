@@ -202,13 +202,38 @@ static size_t esc_byte(char *out, unsigned char c)
 	}
 }
 
+/* The code point of the valid n-byte UTF-8 sequence at s. */
+static unsigned int code_point(const unsigned char *s, size_t n)
+{
+	unsigned int cp = n == 1 ? s[0] : s[0] & (0x7fu >> n);
+
+	for (size_t i = 1; i < n; i++)
+		cp = (cp << 6) | (s[i] & 0x3f);
+	return cp;
+}
+
+/*
+ * Invisible and bidirectional formatting characters: a path or command
+ * line holding them looks like another one (U+202E reverses what
+ * follows, U+200B and U+FEFF are not seen at all).
+ */
+static bool invisible(unsigned int cp)
+{
+	return cp == 0xad || cp == 0x61c || cp == 0x180e ||
+	       (cp >= 0x200b && cp <= 0x200f) ||
+	       (cp >= 0x2028 && cp <= 0x202e) ||
+	       (cp >= 0x2060 && cp <= 0x206f) || cp == 0xfeff ||
+	       (cp >= 0xfff9 && cp <= 0xfffb);
+}
+
 /* Whether the n-byte sequence at s is kept as it is. */
 static bool esc_keep(const unsigned char *s, size_t n)
 {
 	if (n == 1)
 		return s[0] >= 0x20 && s[0] < 0x7f && s[0] != '\\';
 	/* U+0080..U+009F, the C1 controls, are c2 80..c2 9f. */
-	return n > 1 && !(s[0] == 0xc2 && s[1] < 0xa0);
+	return n > 1 && !(s[0] == 0xc2 && s[1] < 0xa0) &&
+	       !invisible(code_point(s, n));
 }
 
 const char *esc(const char *str)
@@ -236,6 +261,63 @@ const char *esc(const char *str)
 		for (size_t i = 0; i < (n ? n : 1); i++)
 			o += esc_byte(o, s[i]);
 		s += n ? n : 1;
+	}
+	*o = '\0';
+	return out;
+}
+
+static int hex_digit(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* The byte an escape at s (after its backslash) stands for; *n its length. */
+static int unesc_one(const char *s, size_t *n)
+{
+	static const char named[] = "n\nt\tr\r\\\\";
+
+	for (size_t i = 0; named[i]; i += 2)
+		if (s[0] == named[i]) {
+			*n = 1;
+			return (unsigned char)named[i + 1];
+		}
+	if (s[0] == 'x' && hex_digit(s[1]) >= 0 && hex_digit(s[2]) >= 0) {
+		*n = 3;
+		return hex_digit(s[1]) * 16 + hex_digit(s[2]);
+	}
+	if (s[0] >= '0' && s[0] <= '3' && s[1] >= '0' && s[1] <= '7' &&
+	    s[2] >= '0' && s[2] <= '7') {
+		*n = 3;
+		return (s[0] - '0') * 64 + (s[1] - '0') * 8 + (s[2] - '0');
+	}
+	return -1;
+}
+
+char *unesc(const char *s)
+{
+	char *out = xmalloc(strlen(s) + 1), *o = out;
+
+	while (*s) {
+		size_t n;
+		int c;
+
+		if (*s != '\\') {
+			*o++ = *s++;
+			continue;
+		}
+		c = unesc_one(s + 1, &n);
+		if (c <= 0) {
+			free(out);
+			return NULL;
+		}
+		*o++ = (char)c;
+		s += n + 1;
 	}
 	*o = '\0';
 	return out;

@@ -13,6 +13,7 @@
 #define EXIT_FAIL 1
 #define EXIT_USAGE 2
 #define EXIT_INACTIVE 3	/* denywrite is not active (as systemctl is-active) */
+#define EXIT_UNKNOWN 4	/* whether it is cannot be told (no securityfs) */
 
 /* Print "denywritectl: <message>\n" to stderr and return 1 (the exit code). */
 int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -22,13 +23,21 @@ void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * s made safe for a terminal and unambiguous, as ls -b and ps do: control
- * characters (C0, DEL and C1), bytes that are not valid UTF-8 and the
- * backslash are written as \n, \t, \r, \\ or \xHH; printable ASCII and
- * valid UTF-8 are kept.  Two different strings never give the same text.
+ * characters (C0, DEL and C1), invisible and bidirectional formatting
+ * characters (U+200B, U+202E, U+FEFF...: each of their bytes), bytes that
+ * are not valid UTF-8 and the backslash are written as \n, \t, \r, \\ or
+ * \xHH; printable ASCII and other valid UTF-8 are kept.  Two different strings never give the same text.
  * The result stays valid until the 8th call after this one (a ring of
  * buffers, freed at exit), so a few may be used in one printf.
  */
 const char *esc(const char *s);
+
+/*
+ * The inverse of esc(), which also takes the kernel's escapes (a
+ * backslash and 3 octal digits, as save prints them): what list prints,
+ * del accepts.  malloc'd; NULL for a malformed escape or one giving NUL.
+ */
+char *unesc(const char *s);
 
 /* Length of the valid UTF-8 sequence at s (1 for ASCII), 0 if invalid. */
 size_t utf8_len(const unsigned char *s);

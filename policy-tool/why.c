@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -24,8 +25,9 @@
 struct why {
 	const char *path;	/* canonical */
 	bool active;		/* denywrite is; else the classic kernel */
+	const char *no_kernel;	/* why the kernel's view is missing, or NULL */
 	char mode[32];
-	bool protected;
+	int protected;		/* 0, 1, or -1: unknown */
 	long holders;		/* open files, from the kernel; -1 unknown */
 	long writers;
 	struct rule exec_rule;	/* path NULL if no rule covers it */
@@ -118,16 +120,35 @@ static void advise_active(struct why *w)
 	if (strcmp(w->mode, "off") == 0)
 		say(w, "denywrite is off: writes to this file are not refused "
 		    "by denywrite.");
-	else if (w->protected && strcmp(w->mode, "enforce") == 0)
+	else if (w->protected > 0 && strcmp(w->mode, "enforce") == 0)
 		say(w, "Writes and truncation are refused (ETXTBSY) while a "
 		    "process executes or maps it. " REPLACE_HINT);
-	else if (w->protected)
+	else if (w->protected > 0)
 		say(w, "In audit mode writes are allowed but logged. "
 		    REPLACE_HINT);
+	else if (w->protected < 0 && (w->exec_rule.path || w->lib_rule.path))
+		say(w, "Whether it is protected now is unknown: you may not "
+		    "inspect this file's users (run as root to see them). "
+		    "While a process executes or maps it as its rules say, "
+		    "writes are refused (ETXTBSY). " REPLACE_HINT);
 	else if (w->exec_rule.path || w->lib_rule.path)
 		advise_unprotected(w);
 	else
 		say(w, "Writes to this file are not refused by denywrite.");
+}
+
+/* Without the kernel's view (no securityfs here): /proc alone. */
+static void advise_blind(struct why *w)
+{
+	say(w, "The kernel's view is missing (%s): whether denywrite is "
+	    "active, and which rules cover this file, is unknown.",
+	    w->no_kernel);
+	if (count_how(w, HOW_EXECUTING) || count_how(w, HOW_MAPPED_EXEC))
+		say(w, " The processes above execute or map it: while they "
+		    "run, writes to it may be refused (ETXTBSY). " REPLACE_HINT);
+	if (count_how(w, HOW_OPEN_WRITE))
+		say(w, " It is open for writing, so executing it may be refused "
+		    "until the processes open for writing above close it.");
 }
 
 /* A kernel without denywrite: its own ETXTBSY for running executables. */
@@ -188,9 +209,15 @@ static void why_json(const struct why *w)
 	json_init(&j, stdout);
 	json_begin(&j, NULL, '{');
 	json_string(&j, "path", w->path);
-	json_bool(&j, "active", w->active);
+	if (w->no_kernel)
+		json_string(&j, "active", NULL);
+	else
+		json_bool(&j, "active", w->active);
 	json_string(&j, "mode", w->active ? w->mode : NULL);
-	json_bool(&j, "protected", w->protected);
+	if (w->protected < 0)
+		json_string(&j, "protected", NULL);
+	else
+		json_bool(&j, "protected", w->protected);
 	json_count(&j, "holders", w->holders);
 	json_count(&j, "writers", w->writers);
 	json_rule(&j, "exec_rule", w->exec_rule.path ? &w->exec_rule : NULL);
@@ -204,9 +231,11 @@ static void why_json(const struct why *w)
 	json_end(&j, '}');
 }
 
-/* "executing, open for writing (fd 3, 5)" */
-static void print_holds(const struct proc_holder *h)
+/* "executing, open for writing (fd 3, 5)"; the columns it took. */
+static int print_holds(const struct proc_holder *h)
 {
+	int n = 0;
+
 	for (size_t i = 0; i < h->nhold; i++) {
 		enum proc_how how = h->hold[i].how;
 		bool first_of_kind = i == 0 || h->hold[i - 1].how != how;
@@ -214,14 +243,46 @@ static void print_holds(const struct proc_holder *h)
 				    h->hold[i + 1].how != how;
 
 		if (first_of_kind)
-			printf("%s%s", i ? ", " : "", proc_how_text(how));
+			n += printf("%s%s", i ? ", " : "", proc_how_text(how));
 		if (h->hold[i].fd >= 0)
-			printf("%s%d%s", first_of_kind ? " (fd " : ", ",
-			       h->hold[i].fd, last_of_kind ? ")" : "");
+			n += printf("%s%d%s", first_of_kind ? " (fd " : ", ",
+				    h->hold[i].fd, last_of_kind ? ")" : "");
 	}
+	return n;
 }
 
-static void print_processes(const struct why *w)
+/* Bytes of the escaped text s that fit in cols columns (an escape or a
+ * character is never cut). */
+static size_t fit(const char *s, size_t cols)
+{
+	size_t n = 0;
+
+	while (s[n] && cols > 0) {
+		size_t u = utf8_len((const unsigned char *)s + n);
+
+		if (s[n] == '\\')
+			u = s[n + 1] == 'x' ? 4 : 2;
+		n += u ? u : 1;
+		cols--;
+	}
+	return n;
+}
+
+/* The command line cut to what is left of width after used columns. */
+static void print_cmdline(const char *cmd, size_t used, size_t width)
+{
+	const char *e = esc(cmd);
+	size_t cols = 0;
+
+	for (size_t i = 0; e[i]; i += fit(e + i, 1))
+		cols++;
+	if (!width || used + cols <= width || width < used + 4)
+		printf("%s\n", e);
+	else
+		printf("%.*s...\n", (int)fit(e, width - used - 3), e);
+}
+
+static void print_processes(const struct why *w, size_t width)
 {
 	if (w->procs.n == 0)
 		printf("processes:            none found\n");
@@ -230,10 +291,11 @@ static void print_processes(const struct why *w)
 	for (size_t i = 0; i < w->procs.n; i++) {
 		const struct proc_holder *h = &w->procs.p[i];
 		char *cmd = proc_cmdline_text(h);
+		int used = printf("  pid %d, user %s, ", h->pid, esc(h->user));
 
-		printf("  pid %d, user %s, ", h->pid, esc(h->user));
-		print_holds(h);
-		printf(": %s\n", esc(cmd));
+		used += print_holds(h);
+		used += printf(": ");
+		print_cmdline(cmd, (size_t)used, width);
 		free(cmd);
 	}
 	if (w->procs.unreadable)
@@ -244,28 +306,39 @@ static void print_processes(const struct why *w)
 
 static void print_rule(const char *label, const struct rule *r)
 {
-	char *s = r->path ? rule_format(r) : NULL;
+	char *s = r->path ? rule_display(r) : NULL;
 
-	printf("%s%s\n", label, s ? esc(s) : "no rule");
+	printf("%s%s\n", label, s ? s : "no rule");
 	free(s);
 }
 
-static void why_print(const struct why *w)
+#define NOT_YOURS "unknown (you may not inspect this file's users)"
+
+static void why_print(const struct why *w, size_t width)
 {
 	printf("path:                 %s\n", esc(w->path));
-	if (!w->active) {
+	if (w->no_kernel) {
+		printf("denywrite:            unknown (the kernel's view is "
+		       "missing: %s)\n", w->no_kernel);
+	} else if (!w->active) {
 		printf("denywrite:            not active (the kernel's built-in "
 		       "ETXTBSY applies)\n");
 	} else {
 		printf("mode:                 %s\n", esc(w->mode));
-		printf("protected:            %s (%ld holder%s)\n",
-		       w->protected ? "yes" : "no", w->holders,
-		       w->holders == 1 ? "" : "s");
-		printf("writers:              %ld\n", w->writers);
+		if (w->protected < 0)
+			printf("protected:            " NOT_YOURS "\n");
+		else
+			printf("protected:            %s (%ld holder%s)\n",
+			       w->protected ? "yes" : "no", w->holders,
+			       w->holders == 1 ? "" : "s");
+		if (w->writers < 0)
+			printf("writers:              " NOT_YOURS "\n");
+		else
+			printf("writers:              %ld\n", w->writers);
 		print_rule("if executed:          ", &w->exec_rule);
 		print_rule("if mapped executable: ", &w->lib_rule);
 	}
-	print_processes(w);
+	print_processes(w, width);
 	printf("advice: %s\n", w->advice);
 }
 
@@ -303,10 +376,12 @@ static int parse_answer(const struct dw *dw, const struct kvlist *l,
 			return fail("%s/query: no '%s' line in the answer",
 				    esc(dw->dir), keys[i]);
 	}
-	w->protected = strcmp(v[0], "0") != 0;
+	/* "-": the caller may not learn it (not its file, no ptrace) */
+	w->protected = strcmp(v[0], "-") == 0 ? -1 : strcmp(v[0], "0") != 0;
 	w->holders = count_value(v[1]);
 	w->writers = count_value(v[2]);
-	if (w->holders < 0 || w->writers < 0 ||
+	if ((w->holders < 0 && strcmp(v[1], "-")) ||
+	    (w->writers < 0 && strcmp(v[2], "-")) ||
 	    answer_rule(v[3], &w->exec_rule) || answer_rule(v[4], &w->lib_rule))
 		return fail("%s/query: unexpected answer", esc(dw->dir));
 	return 0;
@@ -332,31 +407,83 @@ static int ask_kernel(const struct dw *dw, const struct cli *c, struct why *w)
 	return err;
 }
 
-static int explain(struct dw *dw, const struct cli *c, struct why *w,
-		   const struct stat *st)
+/* Whether anything holds the file, as fuser -s tells. */
+static bool held(const struct why *w)
 {
-	int err = dw_open(dw);
+	return w->procs.n > 0 || w->protected > 0 || w->holders > 0 ||
+	       w->writers > 0;
+}
 
-	if (err && err != EXIT_INACTIVE)
-		return err;
-	w->active = dw->active;
-	w->holders = w->writers = -1;
-	if (w->active && ask_kernel(dw, c, w))
-		return 1;
-	err = proc_scan("/proc", st->st_dev, st->st_ino, &w->procs);
-	if (err)
-		return fail("why: /proc: %s", strerror(err));
-	if (w->active) {
-		advise_active(w);
-	} else {
-		w->protected = count_how(w, HOW_EXECUTING) > 0;
-		advise_classic(w);
-	}
+/* The columns text output may take: the terminal's, or $COLUMNS. */
+static size_t out_width(const struct cli *c)
+{
+	struct winsize ws;
+	const char *env = getenv("COLUMNS");
+
+	if (c->wide)
+		return 0;
+	if (isatty(STDOUT_FILENO) && ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 &&
+	    ws.ws_col > 0)
+		return ws.ws_col;
+	return env ? strtoul(env, NULL, 10) : 0;
+}
+
+static int report(const struct cli *c, const struct why *w)
+{
+	if (c->pids)
+		for (size_t i = 0; i < w->procs.n; i++)
+			printf("%d\n", w->procs.p[i].pid);
+	if (c->quiet || c->pids)
+		return held(w) ? 0 : 1;
 	if (c->json)
 		why_json(w);
 	else
-		why_print(w);
+		why_print(w, out_width(c));
 	return 0;
+}
+
+/* The kernel's view: 0, or 1 (reported) on an error that is no reason
+ * to fall back to /proc alone. */
+static int look_in_kernel(struct dw *dw, const struct cli *c, struct why *w)
+{
+	int err = dw_open(dw);
+
+	w->active = dw->active;
+	w->holders = w->writers = -1;
+	if (err == EXIT_UNKNOWN) {
+		w->no_kernel = "securityfs is not mounted, and cannot be here";
+		return 0;
+	}
+	if (err && err != EXIT_INACTIVE)
+		return err;
+	if (w->active && ask_kernel(dw, c, w)) {
+		w->active = false;
+		w->no_kernel = "denywrite's files cannot be read";
+	}
+	return 0;
+}
+
+static int explain(struct dw *dw, const struct cli *c, struct why *w,
+		   const struct stat *st)
+{
+	int err = look_in_kernel(dw, c, w);
+
+	if (err)
+		return err;
+	err = proc_scan("/proc", st->st_dev, st->st_ino, &w->procs);
+	if (err)
+		return fail("why: /proc: %s", strerror(err));
+	if (w->no_kernel) {
+		w->protected = -1;
+		advise_blind(w);
+	} else if (w->active) {
+		advise_active(w);
+	} else {
+		w->protected = count_how(w, HOW_EXECUTING) > 0 ? 1 :
+			       w->procs.unreadable ? -1 : 0;
+		advise_classic(w);
+	}
+	return report(c, w);
 }
 
 int cmd_why(struct dw *dw, const struct cli *c)

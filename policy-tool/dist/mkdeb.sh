@@ -5,8 +5,8 @@
 # The package is built in a copy of what it is made of (debian/,
 # policy-tool/, tests/host/, README.md) under OUTDIR, so that
 # dpkg-buildpackage writes its results to OUTDIR rather than next to the
-# checkout.  The copy's debian/changelog gets the version of
-# policy-tool/version.sh, the one --version prints.
+# checkout.  The copy's debian/changelog and policy-tool/VERSION get the
+# version of policy-tool/version.sh, the one --version prints.
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=$(realpath -m "$1")
@@ -19,6 +19,8 @@ cp -R "$top/debian" "$top/policy-tool" "$top/README.md" "$src/"
 cp -R "$top/tests/host" "$src/tests/"
 make -s -C "$src/policy-tool" clean
 sed -i "1s/^denywrite ([^)]*)/denywrite ($version)/" "$src/debian/changelog"
+# The copy is no git checkout: its version.sh prints its VERSION file.
+echo "$version" >"$src/policy-tool/VERSION"
 
 cd "$src"
 dpkg-buildpackage -us -uc -b >"$out/build.log" 2>&1 || {

@@ -118,6 +118,9 @@ reset() {
 	done
 	pids=
 	umount "$T/e" 2>/dev/null
+	umount "$T/m" 2>/dev/null
+	grep -q ' /sys/kernel/security securityfs ' /proc/mounts ||
+		mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
 	"$DWC" load -q --allow-empty "$T/orig.policy" >/dev/null 2>&1
 	"$DWC" mode "$orig_mode" >/dev/null 2>&1
 }
@@ -203,11 +206,11 @@ test_mode_is_shown_and_set() {
 
 test_add_and_del_a_rule() {
 	mkdir "$T/d" || return 1
-	run "$DWC" add --lib "$T/d"
+	run "$DWC" add -q --lib "$T/d"
 	expect 0 "" || return 1
 	run "$DWC" list
 	has_line "lib $T/d" || return 1
-	run "$DWC" del "$T/d"
+	run "$DWC" del -q "$T/d"
 	expect 0 "" || return 1
 	run "$DWC" list
 	if grep -qF "$T/d" "$T/.out"; then
@@ -218,22 +221,22 @@ test_add_and_del_a_rule() {
 
 test_add_stores_canonical_path_and_option() {
 	mkdir -p "$T/d" && ln -sf "$T/d" "$T/link" || return 1
-	run "$DWC" add --exec --ignore-writers "$T/link"
+	run "$DWC" add -q --exec --ignore-writers "$T/link"
 	expect 0 "" || return 1
 	run "$DWC" list
 	has_line "exec,ignore-writers $T/d" || return 1
-	run "$DWC" del "$T/link"
+	run "$DWC" del -q "$T/link"
 	expect 0 ""
 }
 
 test_add_of_a_missing_path_fails() {
-	run "$DWC" add "$T/missing"
+	run "$DWC" add -q "$T/missing"
 	expect 1 "denywritectl: add: $T/missing: No such file or directory"
 }
 
 test_add_is_all_or_nothing() {
 	mkdir -p "$T/d" || return 1
-	run "$DWC" add "$T/d" "$T/missing"
+	run "$DWC" add -q "$T/d" "$T/missing"
 	expect 1 "denywritectl: add: $T/missing: No such file or directory" ||
 		return 1
 	run "$DWC" list
@@ -245,32 +248,32 @@ test_add_is_all_or_nothing() {
 
 test_add_of_a_present_rule_fails() {
 	mkdir -p "$T/d" || return 1
-	run "$DWC" add "$T/d"
+	run "$DWC" add -q "$T/d"
 	expect 0 "" || return 1
-	run "$DWC" add --exec "$T/d"
+	run "$DWC" add -q --exec "$T/d"
 	expect 1 "denywritectl: add: $T/d: a rule for this path is already present"
 }
 
 test_add_of_the_same_object_by_another_name_fails_in_kernel() {
 	mkdir -p "$T/d" "$T/e" || return 1
 	mount -o bind "$T/d" "$T/e" || { why="mount -o bind failed"; return 1; }
-	run "$DWC" add "$T/d"
+	run "$DWC" add -q "$T/d"
 	expect 0 "" || return 1
-	run "$DWC" add "$T/e"
+	run "$DWC" add -q "$T/e"
 	expect 1 "denywritectl: add: $T/e: a rule for this path is already present"
 }
 
 test_del_of_an_absent_rule_fails() {
 	mkdir -p "$T/d" || return 1
-	run "$DWC" del "$T/d"
+	run "$DWC" del -q "$T/d"
 	expect 1 "denywritectl: del: $T/d: not present in the policy"
 }
 
 test_del_checks_every_path_before_deleting() {
 	mkdir -p "$T/d" || return 1
-	run "$DWC" add "$T/d"
+	run "$DWC" add -q "$T/d"
 	expect 0 "" || return 1
-	run "$DWC" del "$T/d" /no/such/rule
+	run "$DWC" del -q "$T/d" /no/such/rule
 	expect 1 "denywritectl: del: /no/such/rule: not present in the policy" ||
 		return 1
 	run "$DWC" list
@@ -293,7 +296,7 @@ test_clear_removes_every_rule() {
 
 test_save_clear_load_round_trips() {
 	mkdir -p "$T/d" || return 1
-	run "$DWC" add --lib --ignore-writers "$T/d"
+	run "$DWC" add -q --lib --ignore-writers "$T/d"
 	expect 0 "" || return 1
 	"$DWC" save >"$T/p1" || { why="save failed"; return 1; }
 	run "$DWC" clear
@@ -318,7 +321,7 @@ test_load_reads_stdin_and_strips_comments() {
 # load_must_fail FILE STDERR: load fails so and the policy is unchanged.
 load_must_fail() {
 	"$DWC" save >"$T/before" || { why="save failed"; return 1; }
-	run "$DWC" load "$1"
+	run "$DWC" load --strict "$1"
 	expect 1 "$2" || return 1
 	"$DWC" save >"$T/after" || { why="save failed"; return 1; }
 	cmp -s "$T/before" "$T/after" ||
@@ -343,6 +346,107 @@ test_failed_load_of_one_object_twice_keeps_the_policy() {
 	printf 'exec %s/d\nexec %s/e\n' "$T" "$T" >"$T/twice"
 	load_must_fail "$T/twice" \
 		"denywritectl: load: $T/twice:2: $T/e is the same as $T/d on line 1"
+}
+
+# --- partial loads, drift, provenance ---------------------------------------------
+
+# kernel_has LINE...: the kernel's rules file has each LINE.
+kernel_has() {
+	for l in "$@"; do
+		grep -qxF -- "$l" "$SFS/rules" && continue
+		why="kernel rules lack '$l': $(cat "$SFS/rules")"
+		return 1
+	done
+}
+
+test_load_skips_a_missing_path_and_loads_every_good_rule() {
+	mkdir -p "$T/d" || return 1
+	printf 'exec /\nlib %s/nonexistent\n-lib %s/optional\nlib %s/d\n' \
+		"$T" "$T" "$T" >"$T/p"
+	run "$DWC" load "$T/p"
+	expect 1 "denywritectl: load: $T/p:2: $T/nonexistent: No such file or directory (rule skipped)
+denywritectl: load: 1 part was skipped: the other rules are in force" || return 1
+	[ "$out" = "loaded 2 rules from 1 file" ] || { why="said: $out"; return 1; }
+	kernel_has "exec /" "lib $T/d" || return 1
+	[ "$(grep -c . "$SFS/rules")" = 2 ] || { why="rules: $(cat "$SFS/rules")"; return 1; }
+}
+
+test_load_lets_a_later_file_override_the_same_object() {
+	r=$T/root-override
+	mkdir -p "$r/usr/lib/denywrite/rules.d" "$r/etc/denywrite/rules.d" "$T/d" || return 1
+	ln -s "$T/d" "$T/link" || return 1
+	printf 'exec /\nlib %s/d\n' "$T" >"$r/usr/lib/denywrite/rules.d/50-default.rules"
+	printf 'exec,ignore-writers /\nall %s/link\n' "$T" >"$r/etc/denywrite/rules.d/90-local.rules"
+	run "$DWC" load --strict --root "$r"
+	expect 0 "" || return 1
+	kernel_has "exec,ignore-writers /" "all $T/d" || return 1
+	[ "$(grep -c . "$SFS/rules")" = 2 ] || { why="rules: $(cat "$SFS/rules")"; return 1; }
+	run "$DWC" list --sources --root "$r"
+	has_line "$r/etc/denywrite/rules.d/90-local.rules:1: exec,ignore-writers /" &&
+		has_line "$r/etc/denywrite/rules.d/90-local.rules:2: all $T/d"
+}
+
+test_list_sources_and_diff_show_a_runtime_rule() {
+	r=$T/root-drift
+	mkdir -p "$r/etc/denywrite/rules.d" "$T/d" "$T/e" || return 1
+	printf 'exec /\nlib %s/d\n' "$T" >"$r/etc/denywrite/rules.d/50-x.rules"
+	run "$DWC" load -q --root "$r"
+	expect 0 "" || return 1
+	run "$DWC" diff --root "$r"
+	expect 0 "" || return 1
+	run "$DWC" add -q --exec "$T/e"
+	expect 0 "" || return 1
+	run "$DWC" list --sources --root "$r"
+	has_line "runtime: exec $T/e" || return 1
+	has_line "$r/etc/denywrite/rules.d/50-x.rules:2: lib $T/d" || return 1
+	run "$DWC" diff --root "$r"
+	expect 1 "" || return 1
+	[ "$out" = "-exec $T/e" ] || { why="diff: $out"; return 1; }
+	run "$DWC" load --dry-run --root "$r"
+	expect 0 "" || return 1
+	has_line "-exec $T/e" && has_line "checked 2 rules from 1 file (dry run: nothing loaded)"
+}
+
+test_add_persist_survives_a_reload() {
+	r=$T/root-persist
+	mkdir -p "$r/etc/denywrite/rules.d" "$T/d" || return 1
+	printf 'exec /\n' >"$r/etc/denywrite/rules.d/50-x.rules"
+	run "$DWC" add --persist --root "$r" --lib "$T/d"
+	expect 0 "" || return 1
+	run "$DWC" load -q --root "$r"
+	expect 0 "" || return 1
+	kernel_has "lib $T/d"
+}
+
+test_status_prints_the_digest_of_the_rules_file() {
+	run "$DWC" status
+	expect 0 "" || return 1
+	sum=$(sha256sum "$SFS/rules" | cut -d' ' -f1)
+	has_line "policy:    $sum"
+}
+
+# --- log ----------------------------------------------------------------------------
+
+# Without auditd the kernel prints audit records rate-limited
+# (kauditd_printk_skb: 10 in 5 s), and the tests' loads and mode changes
+# make records: wait for a new window, then for the record.
+test_log_reads_a_refused_write_from_the_kernel_log() {
+	start_copy logged || return 1
+	sleep 5
+	since=$(date +%s)
+	(echo x >>"$T/logged") 2>/dev/null && { why="append worked"; return 1; }
+	n=0
+	while [ "$n" -lt 5 ]; do
+		run "$DWC" log --since "@$since"
+		expect 0 "" || return 1
+		grep -q " write enforce .* $T/logged exec /\$" "$T/.out" && break
+		sleep 1
+		n=$((n + 1))
+	done
+	[ "$n" -lt 5 ] || { why="no record of the write in: $out"; return 1; }
+	run "$DWC" log --json --since "@$since"
+	contains "$out" "\"op\":\"write\",\"mode\":\"enforce\"" &&
+		contains "$out" "\"path\":\"$T/logged\""
 }
 
 # --- stats and why --------------------------------------------------------------
@@ -379,7 +483,7 @@ test_why_explains_a_running_executable() {
 test_why_explains_a_running_shared_library() {
 	lib=$(cd /usr/lib && pwd -P)/libdwtest.so
 	cp "$lib" "$T/libcopy.so" || { why="no $lib"; return 1; }
-	run "$DWC" add --lib /usr/lib
+	run "$DWC" add -q --lib /usr/lib
 	expect 0 "" || return 1
 	start libdwtest.so "$BIN/dynsleep" || return 1
 	run "$DWC" why "$lib"
@@ -408,6 +512,101 @@ test_why_explains_an_idle_file() {
 test_why_of_a_missing_file_fails() {
 	run "$DWC" why "$T/missing"
 	expect 1 "denywritectl: why: $T/missing: No such file or directory"
+}
+
+test_why_q_and_pids_answer_as_fuser() {
+	start_copy q-busy || return 1
+	echo data >"$T/idle"
+	run "$DWC" why -q "$T/q-busy"
+	expect 0 "" || return 1
+	[ -z "$out" ] || { why="why -q printed: $out"; return 1; }
+	run "$DWC" why --pids "$T/q-busy"
+	expect 0 "" || return 1
+	[ "$out" = "$pid" ] || { why="--pids: '$out', want $pid"; return 1; }
+	run "$DWC" why -q "$T/idle"
+	expect 1 ""
+}
+
+test_why_without_securityfs_scans_proc() {
+	start_copy blind || return 1
+	umount /sys/kernel/security || { why="umount failed"; return 1; }
+	run "$BIN/runas" "$NOBODY" "$DWC" why "$T/blind"
+	mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
+	expect 0 || return 1
+	contains "$out" "denywrite:            unknown (the kernel's view is missing" ||
+		return 1
+	umount /sys/kernel/security
+	run "$BIN/runas" "$NOBODY" "$DWC" status
+	mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
+	expect 4 || return 1
+	[ "$out" = "active:    unknown" ] || { why="status said: $out"; return 1; }
+}
+
+# --- the kernel's escaped paths, unprivileged queries, gone rules (new kernel) --
+
+test_a_directory_with_a_tab_can_be_protected_and_removed_as_listed() {
+	d="$T/$(printf 'a\tb')"
+	mkdir "$d" || return 1
+	run "$DWC" add -q --lib "$d"
+	expect 0 "" || return 1
+	kernel_has "lib $T/a\011b" || return 1
+	run "$DWC" list
+	has_line "lib $T/a\tb" || return 1
+	run "$DWC" del -q "$T/a\tb"
+	expect 0 "" || return 1
+	if grep -qF "a\011b" "$SFS/rules"; then
+		why="rule still there: $(cat "$SFS/rules")"
+		return 1
+	fi
+}
+
+test_a_directory_with_a_backslash_round_trips_through_list_and_save() {
+	mkdir "$T/a\b" || return 1
+	run "$DWC" add -q --exec "$T/a\b"
+	expect 0 "" || return 1
+	kernel_has "exec $T/a\134b" || return 1
+	"$DWC" save >"$T/saved" || { why="save failed"; return 1; }
+	grep -qxF "exec $T/a\134b" "$T/saved" || { why="save: $(cat "$T/saved")"; return 1; }
+	run "$DWC" list
+	has_line "exec $T/a\\\\b" || return 1
+	run "$DWC" del -q "$T/a\\\\b"
+	expect 0 "" || return 1
+	run "$DWC" load -q "$T/saved"
+	expect 0 "" || return 1
+	kernel_has "exec $T/a\134b"
+}
+
+test_why_as_nobody_says_unknown_for_a_file_it_may_not_inspect() {
+	start_copy private || return 1
+	chmod 755 "$T/private" || return 1
+	run "$BIN/runas" "$NOBODY" "$DWC" why "$T/private"
+	expect 0 "" || return 1
+	has_line "protected:            unknown (you may not inspect this file's users)" ||
+		return 1
+	run "$BIN/runas" "$NOBODY" "$DWC" why --json "$T/private"
+	contains "$out" '"protected":null,"holders":null,"writers":null'
+}
+
+test_unmount_removes_the_rule_and_list_shows_it_gone() {
+	mkdir -p "$T/m" || return 1
+	mount -t tmpfs tmpfs "$T/m" || { why="mount tmpfs failed"; return 1; }
+	mkdir "$T/m/lib" || return 1
+	run "$DWC" add -q --lib "$T/m/lib"
+	expect 0 "" || { umount "$T/m"; return 1; }
+	if ! umount "$T/m"; then
+		why="umount of a filesystem with a rule failed (the rule pins it)"
+		"$DWC" del -q "$T/m/lib"
+		umount "$T/m"
+		return 1
+	fi
+	run "$DWC" status
+	has_line "gone:      1 rule (its filesystem was unmounted)" || return 1
+	run "$DWC" list
+	has_line "# gone (its filesystem was unmounted): lib $T/m/lib" || return 1
+	run "$DWC" list --sources
+	has_line "gone: lib $T/m/lib" || return 1
+	run "$DWC" log
+	grep -q " unmount .* $T/m/lib" "$T/.out" || { why="no unmount record: $out"; return 1; }
 }
 
 # --- why names writers and executors, as root and as nobody ------------------
@@ -580,6 +779,12 @@ TESTS="
 	failed_load_of_a_bad_line_keeps_the_policy
 	failed_load_of_a_missing_path_keeps_the_policy
 	failed_load_of_one_object_twice_keeps_the_policy
+	load_skips_a_missing_path_and_loads_every_good_rule
+	load_lets_a_later_file_override_the_same_object
+	list_sources_and_diff_show_a_runtime_rule
+	add_persist_survives_a_reload
+	status_prints_the_digest_of_the_rules_file
+	log_reads_a_refused_write_from_the_kernel_log
 	stats_count_a_denied_write
 	why_explains_a_running_executable
 	why_explains_a_running_shared_library
@@ -589,6 +794,12 @@ TESTS="
 	why_as_nobody_names_its_own_writer
 	why_as_nobody_names_its_own_executor
 	why_as_nobody_counts_what_it_may_not_inspect
+	why_q_and_pids_answer_as_fuser
+	why_without_securityfs_scans_proc
+	a_directory_with_a_tab_can_be_protected_and_removed_as_listed
+	a_directory_with_a_backslash_round_trips_through_list_and_save
+	why_as_nobody_says_unknown_for_a_file_it_may_not_inspect
+	unmount_removes_the_rule_and_list_shows_it_gone
 	load_of_empty_input_keeps_the_policy
 	load_reads_rules_d_merged_by_name
 	securityfs_is_mounted_only_when_needed_nosuid_nodev_noexec

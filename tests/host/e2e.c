@@ -86,6 +86,9 @@ static void child(const struct opts *o, FILE *in, FILE *out, FILE *err,
 	else
 		unsetenv("DENYWRITE_SECURITYFS");
 	setenv("LC_ALL", "C", 1);
+	unsetenv("COLUMNS");
+	if (o->env)
+		putenv((char *)o->env);
 	if (o->stdout_path)
 		outfd = open(o->stdout_path, O_WRONLY);
 	if (outfd < 0 || dup2(fileno(in), 0) < 0 || dup2(outfd, 1) < 0 ||

@@ -20,6 +20,10 @@
 	"denied_exec 0\ndenied_mmap 4\naudited 7\n"
 #define CAP_MSG "changing the policy needs CAP_MAC_ADMIN"
 #define HINT "Try 'denywritectl --help'.\n"
+/* What add and del say on stderr unless -q. */
+#define NOTE(cmd) "denywritectl: note: " cmd ": a runtime change, lost at " \
+	"the next load or reload unless it is written to a file in " \
+	"/etc/denywrite/rules.d/ (--persist does)\n"
 
 struct fake {
 	char root[PATH_MAX];
@@ -31,6 +35,7 @@ struct opts {
 	const char *input;	/* stdin; NULL: /dev/null */
 	const char *stdout_path;	/* NULL: captured */
 	int uid;		/* run as this uid/gid; -1: as we are */
+	const char *env;	/* "NAME=value" to set, or NULL */
 };
 
 struct run {

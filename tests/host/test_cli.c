@@ -126,8 +126,8 @@ TEST(cli_rejects_json_for_commands_without_json_output)
 
 	parse(&p, "--json", "add", "/usr", (char *)NULL);
 	CHECK_USAGE(p, "add: --json is not supported");
-	parse(&p, "save", "-j", (char *)NULL);
-	CHECK_USAGE(p, "save: --json is not supported");
+	parse(&p, "clear", "-j", (char *)NULL);
+	CHECK_USAGE(p, "clear: --json is not supported");
 	return 0;
 }
 
@@ -225,13 +225,16 @@ TEST(load_options_belong_to_load)
 	char want[64];
 
 	for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
-		parse(&p, "add", opts[i], "/", (char *)NULL);
+		const char *cmd = opts[i][1] == 'q' || opts[i][2] == 'r' ?
+				  "stats" : "add";
+
+		parse(&p, cmd, opts[i], (char *)NULL);
 		if (opts[i][1] == '-')
 			snprintf(want, sizeof(want),
-				 "add: unrecognized option '%s'", opts[i]);
+				 "%s: unrecognized option '%s'", cmd, opts[i]);
 		else
 			snprintf(want, sizeof(want),
-				 "add: invalid option -- '%c'", opts[i][1]);
+				 "%s: invalid option -- '%c'", cmd, opts[i][1]);
 		CHECK_USAGE(p, want);
 	}
 	return 0;

@@ -2,6 +2,7 @@
 /* End-to-end runs of the commands other than load and why. */
 #include "e2e.h"
 
+#include <elf.h>
 #include <stdio.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,6 +21,53 @@ TEST(version_and_help_print_to_stdout)
 	     strstr(r.out, "denywritectl(8)") && !*r.err;
 	run_free(&r);
 	CHECK(ok, "help output");
+	return 0;
+}
+
+TEST(each_command_has_its_own_help)
+{
+	static const char *const cmds[] = {
+		"status", "mode", "add", "del", "clear", "list", "load", "save",
+		"why", "stats", "diff", "log",
+	};
+
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		struct run r;
+		char want[64];
+		int ok;
+
+		snprintf(want, sizeof(want), "Usage:\n denywritectl %s", cmds[i]);
+		run_tool(&r, &(struct opts){ .uid = -1 }, cmds[i], "--help",
+			 (char *)NULL);
+		ok = r.status == 0 && !strncmp(r.out, want, strlen(want)) &&
+		     strstr(r.out, "\nSee denywritectl(8).\n") && !*r.err;
+		snprintf(why, whylen, "%s --help: exit %d: %s%s", cmds[i],
+			 r.status, r.out, r.err);
+		run_free(&r);
+		if (!ok)
+			return TEST_FAIL;
+	}
+	return 0;
+}
+
+TEST(mode_save_and_load_print_json)
+{
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1, .input = "exec /\nlib /usr\n" };
+
+	fake_default(&f);
+	EXPECT(&o, 0, "{\"mode\":\"enforce\"}\n", "", "mode", "--json");
+	EXPECT(&o, 0, "{\"rules\":[{\"scope\":\"exec\",\"ignore_writers\":"
+	       "false,\"path\":\"/\"},{\"scope\":\"lib\",\"ignore_writers\":"
+	       "true,\"path\":\"/usr/lib\"}],\"gone\":[]}\n", "", "save", "-j");
+	EXPECT(&o, 0, "{\"checked\":2,\"files\":1,\"skipped\":0,\"add\":"
+	       "[{\"scope\":\"lib\",\"ignore_writers\":false,\"path\":"
+	       "\"/usr\"}],\"remove\":[{\"scope\":\"lib\",\"ignore_writers\":"
+	       "true,\"path\":\"/usr/lib\"}]}\n", "", "load", "--dry-run",
+	       "--json", "-");
+	NEEDS_CAP(&o, "load", "-");
+	EXPECT(&o, 0, "{\"loaded\":2,\"files\":1,\"skipped\":0}\n", "",
+	       "load", "--json", "-");
 	return 0;
 }
 
@@ -66,15 +114,19 @@ TEST(commands_exit_3_when_the_denywrite_directory_is_missing)
 	return 0;
 }
 
-TEST(status_fails_when_securityfs_is_not_mounted)
+TEST(status_exits_4_when_it_cannot_tell_and_says_why)
 {
 	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1 };
 	char want[PATH_MAX + 128];
 
 	fake_init(&f, NULL, "");
-	snprintf(want, sizeof(want), "denywritectl: securityfs is not mounted: "
+	snprintf(want, sizeof(want), "denywritectl: cannot tell whether "
+		 "denywrite is active: securityfs is not mounted: "
 		 "mount -t securityfs securityfs %s\n", f.root);
-	EXPECT(&(struct opts){ .sfs = &f, .uid = -1 }, 1, "", want, "status");
+	EXPECT(&o, 4, "active:    unknown\n", want, "status");
+	EXPECT(&o, 4, "{\"active\":null}\n", want, "status", "--json");
+	EXPECT(&o, 4, "", want, "list");
 	return 0;
 }
 
@@ -87,9 +139,34 @@ TEST(status_reports_mode_rules_and_counters)
 	       "active:    yes\n"
 	       "mode:      enforce\n"
 	       "rules:     2\n"
+	       "policy:    7bc7be322cdbcedc500c23bcb2faa0a1f0d11555ca41094a449a19acf3b974ed\n"
 	       "protected: 5 files\n"
 	       "denied:    write 3, truncate 1, exec 0, mmap 4\n"
 	       "audited:   7\n", "", "status");
+	return 0;
+}
+
+TEST(status_says_how_many_rules_went_with_their_filesystem)
+{
+	struct fake f;
+
+	fake_default(&f);
+	fake_file(&f, "stats", FAKE_STATS "gone 1\n");
+	EXPECT(&(struct opts){ .sfs = &f, .uid = -1 }, 0,
+	       "active:    yes\n"
+	       "mode:      enforce\n"
+	       "rules:     2\n"
+	       "policy:    7bc7be322cdbcedc500c23bcb2faa0a1f0d11555ca41094a449a19acf3b974ed\n"
+	       "protected: 5 files\n"
+	       "denied:    write 3, truncate 1, exec 0, mmap 4\n"
+	       "audited:   7\n"
+	       "gone:      1 rule (its filesystem was unmounted)\n", "", "status");
+	fake_file(&f, "stats", FAKE_STATS "gone 70\n");
+	EXPECT(&(struct opts){ .sfs = &f, .uid = -1 }, 0, "{\"active\":true,"
+	       "\"mode\":\"enforce\",\"policy\":\"7bc7be322cdbcedc500c23bcb2faa0a1f0d11555ca41094a449a19acf3b974ed\",\"rules\":2,"
+	       "\"protected\":5,\"denied_write\":3,\"denied_truncate\":1,"
+	       "\"denied_exec\":0,\"denied_mmap\":4,\"audited\":7,"
+	       "\"gone\":70}\n", "", "status", "--json");
 	return 0;
 }
 
@@ -99,10 +176,11 @@ TEST(status_json_is_one_object)
 
 	fake_default(&f);
 	EXPECT(&(struct opts){ .sfs = &f, .uid = -1 }, 0,
-	       "{\"active\":true,\"mode\":\"enforce\",\"rules\":2,"
-	       "\"protected\":5,\"denied\":{\"write\":3,\"truncate\":1,"
-	       "\"exec\":0,\"mmap\":4},\"audited\":7}\n", "", "--json",
-	       "status");
+	       "{\"active\":true,\"mode\":\"enforce\",\"policy\":"
+	       "\"7bc7be322cdbcedc500c23bcb2faa0a1f0d11555ca41094a449a19acf3b974ed\",\"rules\":2,"
+	       "\"protected\":5,\"denied_write\":3,\"denied_truncate\":1,"
+	       "\"denied_exec\":0,\"denied_mmap\":4,\"audited\":7}\n", "",
+	       "--json", "status");
 	return 0;
 }
 
@@ -173,10 +251,10 @@ TEST(list_json_prints_a_rules_array)
 	EXPECT(&(struct opts){ .sfs = &f, .uid = -1 }, 0,
 	       "{\"rules\":[{\"scope\":\"exec\",\"ignore_writers\":false,"
 	       "\"path\":\"/\"},{\"scope\":\"lib\",\"ignore_writers\":true,"
-	       "\"path\":\"/usr/lib\"}]}\n", "", "list", "--json");
+	       "\"path\":\"/usr/lib\"}],\"gone\":[]}\n", "", "list", "--json");
 	fake_file(&f, "rules", "");
 	EXPECT(&(struct opts){ .sfs = &f, .uid = -1 }, 0,
-	       "{\"rules\":[]}\n", "", "-j", "list");
+	       "{\"rules\":[],\"gone\":[]}\n", "", "-j", "list");
 	return 0;
 }
 
@@ -222,10 +300,10 @@ TEST(add_writes_the_canonical_rule_to_the_add_file)
 	make_target(dir, sizeof(dir));
 	snprintf(arg, sizeof(arg), "%s/../%s/./bin", dir, strrchr(dir, '/') + 1);
 	NEEDS_CAP(&o, "add", arg);
-	EXPECT(&o, 0, "", "", "add", "--lib", "--ignore-writers", arg);
+	EXPECT(&o, 0, "", "", "add", "-q", "--lib", "--ignore-writers", arg);
 	snprintf(want, sizeof(want), "lib,ignore-writers %s/bin\n", dir);
 	CHECK_FAKE(&f, "add", want);
-	EXPECT(&o, 0, "", "", "add", dir);
+	EXPECT(&o, 0, "", NOTE("add"), "add", dir);
 	snprintf(want, sizeof(want), "all %s\n", dir);
 	CHECK_FAKE(&f, "add", want);
 	return 0;
@@ -288,7 +366,7 @@ TEST(del_writes_the_canonical_path_to_the_del_file)
 	fake_file(&f, "rules", rules);
 	snprintf(arg, sizeof(arg), "%s/", dir);
 	NEEDS_CAP(&o, "del", arg);
-	EXPECT(&o, 0, "", "", "del", arg);
+	EXPECT(&o, 0, "", NOTE("del"), "del", arg);
 	snprintf(rules, sizeof(rules), "%s\n", dir);
 	CHECK_FAKE(&f, "del", rules);
 	return 0;
@@ -301,7 +379,7 @@ TEST(del_of_a_vanished_path_uses_the_string_as_given)
 
 	fake_init(&f, "denywrite", "exec /\nexec /gone/away\n");
 	NEEDS_CAP(&o, "del", "/gone/away");
-	EXPECT(&o, 0, "", "", "del", "/gone/away");
+	EXPECT(&o, 0, "", "", "del", "--quiet", "/gone/away");
 	CHECK_FAKE(&f, "del", "/gone/away\n");
 	return 0;
 }
@@ -333,40 +411,78 @@ TEST(list_escapes_paths_and_save_keeps_their_bytes)
 	struct fake f;
 	struct opts o = { .sfs = &f, .uid = -1 };
 
-	fake_init(&f, "denywrite", "exec /opt/caf\xe9\nlib /opt/a\\b\n");
-	EXPECT(&o, 0, "exec /opt/caf\\xe9\nlib /opt/a\\\\b\n", "", "list");
+	fake_init(&f, "denywrite", "exec /opt/caf\xe9\nlib /opt/a\\134b\n"
+		  "exec /opt/t\\011 \\040\n");
+	EXPECT(&o, 0, "exec /opt/caf\\xe9\nlib /opt/a\\\\b\n"
+	       "exec /opt/t\\t  \n", "", "list");
 	EXPECT(&o, 0, "{\"rules\":[{\"scope\":\"exec\",\"ignore_writers\":"
 	       "false,\"path\":[47,111,112,116,47,99,97,102,233]},{\"scope\":"
-	       "\"lib\",\"ignore_writers\":false,\"path\":\"/opt/a\\\\b\"}]}\n",
-	       "", "list", "--json");
+	       "\"lib\",\"ignore_writers\":false,\"path\":\"/opt/a\\\\b\"},"
+	       "{\"scope\":\"exec\",\"ignore_writers\":false,\"path\":"
+	       "\"/opt/t\\t  \"}],\"gone\":[]}\n", "", "list", "--json");
 	EXPECT(&o, 0, "# denywrite policy, saved by denywritectl\n"
-	       "exec /opt/caf\xe9\nlib /opt/a\\b\n", "", "save");
+	       "exec /opt/caf\xe9\nlib /opt/a\\134b\nexec /opt/t\\011 \\040\n",
+	       "", "save");
 	return 0;
 }
 
-TEST(add_refuses_a_path_the_kernel_would_refuse)
+TEST(del_takes_what_list_prints)
 {
-	static const char *const names[] = { "blank ", "ctl\x01", "tab\t" };
-	char dir[PATH_MAX], path[PATH_MAX + 16], want[2 * PATH_MAX + 256];
+	static const struct {
+		const char *kernel;	/* as the kernel prints the path */
+		const char *listed;	/* as list prints it */
+	} cases[] = {
+		{ "/opt/a\\134b", "/opt/a\\\\b" },
+		{ "/opt/\xff\xfe", "/opt/\\xff\\xfe" },
+		{ "/opt/t\\011x\\040", "/opt/t\\tx " },
+		{ "/opt/\xe2\x80\xae" "evil", "/opt/\\xe2\\x80\\xae" "evil" },
+		{ "/opt/\xef\xbb\xbf", "/opt/\\xef\\xbb\\xbf" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct fake f;
+		struct opts o = { .sfs = &f, .uid = -1 };
+		char rules[256], want[256];
+
+		snprintf(rules, sizeof(rules), "exec /\nlib %s\n",
+			 cases[i].kernel);
+		fake_init(&f, "denywrite", rules);
+		snprintf(want, sizeof(want), "exec /\nlib %s\n",
+			 cases[i].listed);
+		EXPECT(&o, 0, want, "", "list");
+		NEEDS_CAP(&o, "del", cases[i].listed);
+		EXPECT(&o, 0, "", "", "del", "-q", cases[i].listed);
+		snprintf(want, sizeof(want), "%s\n", cases[i].kernel);
+		CHECK_FAKE(&f, "del", want);
+	}
+	return 0;
+}
+
+TEST(add_escapes_control_characters_and_a_trailing_blank)
+{
+	static const struct {
+		const char *name;
+		const char *kernel;
+	} cases[] = {
+		{ "blank ", "blank\\040" },
+		{ "ctl\x01", "ctl\\001" },
+		{ "tab\tx", "tab\\011x" },
+		{ "back\\slash", "back\\134slash" },
+	};
+	char dir[PATH_MAX], path[PATH_MAX + 16], want[PATH_MAX + 64];
 	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1 };
 
 	make_target(dir, sizeof(dir));
 	fake_default(&f);
-	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		int rc;
-
-		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, cases[i].name);
 		CHECK(mkdir(path, 0755) == 0, "mkdir");
-		snprintf(want, sizeof(want), "denywritectl: add: %s: path '%s' %s",
-			 esc(path), esc(path), i == 0 ? "ends in a blank, which "
-			 "the kernel does not take\n" : "");
-		if (i > 0)	/* the reason shows the first 64 bytes */
-			snprintf(want, sizeof(want), "denywritectl: add: %s: ",
-				 esc(path));
-		rc = refused(why, whylen, &f, "add", want, "add", path,
-			     (char *)NULL);
-		if (rc && (i == 0 || !strstr(why, "control character")))
-			return rc;
+		NEEDS_CAP(&o, "add", path);
+		EXPECT(&o, 0, "", "", "add", "-q", "--exec", path);
+		snprintf(want, sizeof(want), "exec %s/%s\n", dir,
+			 cases[i].kernel);
+		CHECK_FAKE(&f, "add", want);
 	}
 	return 0;
 }
@@ -381,7 +497,7 @@ TEST(add_warns_about_a_lib_rule_on_a_whole_tree)
 	EXPECT(&o, 0, "", "denywritectl: warning: 'lib /var': any user who can "
 	       "read a file there can block in-place writes to it by mapping "
 	       "it executable; name the library directories instead\n", "add",
-	       "--lib", "/var");
+	       "-q", "--lib", "/var");
 	CHECK_FAKE(&f, "add", "lib /var\n");
 	return 0;
 }
@@ -430,6 +546,12 @@ TEST(bash_completion_offers_commands_options_modes_and_paths)
 		const char *want;
 	} cases[] = {
 		{ "denywritectl s", "status save stats" },
+		{ "denywritectl d", "del diff" },
+		{ "denywritectl list --s", "--sources" },
+		{ "denywritectl why --p", "--pids" },
+		{ "denywritectl log --f", "--follow --file" },
+		{ "denywritectl load --st", "--strict" },
+		{ "denywritectl add --p", "--persist" },
 		{ "denywritectl mode ", "off audit enforce" },
 		{ "denywritectl mode a", "audit" },
 		{ "denywritectl add --i", "--ignore-writers" },
@@ -446,6 +568,83 @@ TEST(bash_completion_offers_commands_options_modes_and_paths)
 		      "'%s'", cases[i].line, got, cases[i].want);
 	}
 	return 0;
+}
+
+TEST(bash_completion_offers_rule_paths_quoted_for_del)
+{
+	static const struct {
+		const char *line;
+		const char *want;
+	} cases[] = {
+		{ "denywritectl del /opt/m", "/opt/my\\ app" },
+		{ "denywritectl del /opt/a", "/opt/a\\\\\\\\b" },
+	};
+	char got[1024], path[PATH_MAX + 64], dir[PATH_MAX], link[PATH_MAX + 16];
+	const char *old = getenv("PATH");
+	struct fake f;
+	int rc = TEST_PASS;
+
+	fake_init(&f, "denywrite", "exec /\nlib /opt/my app\nall /opt/a\\134b\n"
+		  "# not a rule\n");
+	/* the tool under test as "denywritectl" on PATH, as installed */
+	make_tmpdir(dir, sizeof(dir), "bin");
+	snprintf(link, sizeof(link), "%s/denywritectl", dir);
+	CHECK(symlink(test_tool, link) == 0, "symlink");
+	snprintf(path, sizeof(path), "%s:%s", dir, old ? old : "/usr/bin:/bin");
+	setenv("DENYWRITE_SECURITYFS", f.root, 1);
+	setenv("PATH", path, 1);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]) && !rc; i++) {
+		if (complete_line(cases[i].line, got, sizeof(got)) ||
+		    strcmp(got, cases[i].want) != 0)
+			rc = TEST_FAIL;
+		snprintf(why, whylen, "'%s': got '%s', want '%s'",
+			 cases[i].line, got, cases[i].want);
+	}
+	unsetenv("DENYWRITE_SECURITYFS");
+	if (old)
+		setenv("PATH", old, 1);
+	return rc;
+}
+
+/* Whether the shell's completion script (policy-tool/dist) parses, and
+ * names every command. */
+static int check_completion(char *why, size_t whylen, const char *shell,
+			    const char *name)
+{
+	static const char *const cmds[] = {
+		"status", "mode", "add", "del", "clear", "list", "load", "diff",
+		"save", "why", "stats", "log", "sources", "persist", "pids",
+		"since", "strict", "follow", "wide",
+	};
+	char file[PATH_MAX + 64], cmd[2 * PATH_MAX];
+	char *text;
+
+	snprintf(cmd, sizeof(cmd), "command -v %s >/dev/null", shell);
+	if (system(cmd) != 0)
+		SKIP("no %s here", shell);
+	dist_path(file, sizeof(file), name);
+	snprintf(cmd, sizeof(cmd), "%s -n '%s'", shell, file);
+	CHECK(system(cmd) == 0, "%s -n %s failed", shell, file);
+	text = read_file(file);
+	CHECK(text, "no %s", file);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		if (!strstr(text, cmds[i])) {
+			free(text);
+			CHECK(false, "%s does not name %s", name, cmds[i]);
+		}
+	}
+	free(text);
+	return 0;
+}
+
+TEST(zsh_completion_parses_and_names_every_command)
+{
+	return check_completion(why, whylen, "zsh", "_denywritectl");
+}
+
+TEST(fish_completion_parses_and_names_every_command)
+{
+	return check_completion(why, whylen, "fish", "denywritectl.fish");
 }
 
 /* A file of policy-tool/dist (generated by make), malloc'd, or NULL. */
@@ -501,6 +700,68 @@ TEST(default_policy_is_valid_and_names_the_multiarch_libraries)
 	return ok ? TEST_PASS : TEST_FAIL;
 }
 
+/* Whether the ELF file at path asks for a program interpreter (PT_INTERP):
+ * a dynamic binary. */
+static bool has_interpreter(const char *path)
+{
+	char *elf = read_file(path);
+	const Elf64_Ehdr *eh = (const void *)elf;
+	bool found = false;
+
+	for (int i = 0; elf && i < eh->e_phnum; i++) {
+		const Elf64_Phdr *ph = (const void *)(elf + eh->e_phoff +
+						      (size_t)i * eh->e_phentsize);
+
+		found |= ph->p_type == PT_INTERP;
+	}
+	free(elf);
+	return found;
+}
+
+TEST(the_default_build_is_dynamic_since_it_calls_nss)
+{
+	CHECK(has_interpreter(test_tool), "%s is static: getpwuid (NSS) in a "
+	      "static binary needs the very glibc it was linked with",
+	      test_tool);
+	return 0;
+}
+
+/*
+ * version.sh in a scratch git repository: two commits give versions that
+ * dpkg sorts in their order, whatever their hashes, and a copy outside
+ * git gives the VERSION file.
+ */
+TEST(versions_sort_as_dpkg_sorts_them_from_one_commit_to_the_next)
+{
+	char dir[PATH_MAX], src[PATH_MAX + 64], cmd[4 * PATH_MAX];
+	FILE *p;
+	char out[256] = "";
+	size_t n;
+
+	if (system("command -v git >/dev/null && command -v dpkg >/dev/null"))
+		SKIP("no git or dpkg here");
+	make_tmpdir(dir, sizeof(dir), "git");
+	dist_path(src, sizeof(src), "../version.sh");
+	snprintf(cmd, sizeof(cmd), "set -e; cd '%s'; mkdir t; cp '%s' t/; "
+		 "echo 0.2 >t/VERSION; git init -q; git add t; "
+		 "git -c user.name=t -c user.email=t@t commit -qm 1 >/dev/null; "
+		 "a=$(t/version.sh); for i in 2 3 4 5 6 7 8 9 10 11; do "
+		 "echo $i >t/f; git add t; git -c user.name=t -c user.email=t@t "
+		 "commit -qm $i; b=$(t/version.sh); "
+		 "dpkg --compare-versions \"$a\" lt \"$b\" || "
+		 "{ echo \"$a !< $b\"; exit 1; }; a=$b; done; "
+		 "d=$(mktemp -d); cp -R t \"$d/\"; c=$(\"$d/t/version.sh\"); "
+		 "rm -rf \"$d\"; [ \"$c\" = 0.2 ] || { echo \"copy: $c\"; "
+		 "exit 1; }; echo $a", dir, src);
+	p = popen(cmd, "r");
+	CHECK(p, "popen");
+	n = fread(out, 1, sizeof(out) - 1, p);
+	out[n] = '\0';
+	CHECK(pclose(p) == 0, "versions: %s", out);
+	CHECK(!strncmp(out, "0.2+11.g", 8), "last version: %s", out);
+	return 0;
+}
+
 TEST(unprivileged_user_can_read_but_not_change_the_policy)
 {
 	struct fake f;
@@ -540,10 +801,13 @@ TEST(a_write_error_on_stdout_fails)
 const struct test e2e_tests[] = {
 	T(version_and_help_print_to_stdout),
 	T(usage_errors_exit_2_with_hint_line),
+	T(each_command_has_its_own_help),
+	T(mode_save_and_load_print_json),
 	T(status_says_not_active_and_exits_3_without_denywrite),
 	T(commands_exit_3_when_the_denywrite_directory_is_missing),
-	T(status_fails_when_securityfs_is_not_mounted),
+	T(status_exits_4_when_it_cannot_tell_and_says_why),
 	T(status_reports_mode_rules_and_counters),
+	T(status_says_how_many_rules_went_with_their_filesystem),
 	T(status_json_is_one_object),
 	T(status_fails_on_stats_without_a_counter),
 	T(stats_prints_counters_as_key_value_lines_or_json),
@@ -562,11 +826,17 @@ const struct test e2e_tests[] = {
 	T(del_rejects_an_absent_rule_before_deleting_any),
 	T(clear_writes_a_newline_to_rules),
 	T(list_escapes_paths_and_save_keeps_their_bytes),
-	T(add_refuses_a_path_the_kernel_would_refuse),
+	T(del_takes_what_list_prints),
+	T(add_escapes_control_characters_and_a_trailing_blank),
 	T(add_warns_about_a_lib_rule_on_a_whole_tree),
 	T(bash_completion_offers_commands_options_modes_and_paths),
+	T(bash_completion_offers_rule_paths_quoted_for_del),
+	T(zsh_completion_parses_and_names_every_command),
+	T(fish_completion_parses_and_names_every_command),
 	T(denywrite_service_loads_the_policy_early_like_systemd_sysctl),
 	T(default_policy_is_valid_and_names_the_multiarch_libraries),
+	T(the_default_build_is_dynamic_since_it_calls_nss),
+	T(versions_sort_as_dpkg_sorts_them_from_one_commit_to_the_next),
 	T(unprivileged_user_can_read_but_not_change_the_policy),
 	T(a_write_error_on_stdout_fails),
 	{ NULL, NULL },

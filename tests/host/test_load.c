@@ -102,8 +102,56 @@ TEST(load_rejects_unknown_scope_with_file_and_line)
 
 	fake_default(&f);
 	EXPECT(&o, 1, "", "denywritectl: load: <stdin>:4: unknown scope 'run' "
-	       "(exec, lib or all)\n", "load", "-");
+	       "(exec, lib or all)\n", "load", "--strict", "-");
 	CHECK_FAKE(&f, "rules", "exec /\nlib,ignore-writers /usr/lib\n");
+	return 0;
+}
+
+TEST(load_skips_bad_rules_and_loads_the_others_in_one_write)
+{
+	char dir[PATH_MAX / 4], text[2 * PATH_MAX], want[3 * PATH_MAX];
+	char out[PATH_MAX];
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1, .input = text };
+
+	make_target(dir, sizeof(dir));
+	snprintf(text, sizeof(text), "exec /\nrun /usr/bin\nlib %s/missing\n"
+		 "lib %s\nexec %s/.\n", dir, dir, dir);
+	fake_default(&f);
+	snprintf(want, sizeof(want), "denywritectl: load: <stdin>:2: unknown "
+		 "scope 'run' (exec, lib or all) (rule skipped)\n"
+		 "denywritectl: load: <stdin>:3: %s/missing: No such file or "
+		 "directory (rule skipped)\n"
+		 "denywritectl: load: <stdin>:5: %s/. is the same as %s on "
+		 "line 4 (rule skipped)\n"
+		 "denywritectl: load: 3 parts were skipped: the other rules are "
+		 "valid\n", dir, dir, dir);
+	snprintf(out, sizeof(out), "-lib,ignore-writers /usr/lib\n"
+		 "+lib %s\nchecked 2 rules from 1 file (dry run: nothing "
+		 "loaded)\n", dir);
+	EXPECT(&o, 1, out, want, "load", "--dry-run", "-");
+	NEEDS_CAP(&o, "load", "-");
+	snprintf(want + strlen(want) - strlen("valid\n"), 32, "in force\n");
+	EXPECT(&o, 1, "loaded 2 rules from 1 file\n", want, "load", "-");
+	snprintf(want, sizeof(want), "exec /\nlib %s\n", dir);
+	CHECK_FAKE(&f, "rules", want);
+	return 0;
+}
+
+TEST(load_skips_an_optional_rule_whose_path_is_missing_silently)
+{
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1,
+			  .input = "exec /\n-lib /nonexistent/lib\n"
+				   "  -all /nonexistent/x\n" };
+
+	fake_default(&f);
+	EXPECT(&o, 0, "-lib,ignore-writers /usr/lib\nchecked 1 rule from 1 "
+	       "file (dry run: nothing loaded)\n", "", "load", "--strict",
+	       "--dry-run", "-");
+	NEEDS_CAP(&o, "load", "-");
+	EXPECT(&o, 0, "loaded 1 rule from 1 file\n", "", "load", "-");
+	CHECK_FAKE(&f, "rules", "exec /\n");
 	return 0;
 }
 
@@ -114,7 +162,14 @@ TEST(load_of_a_missing_file_fails)
 	fake_default(&f);
 	EXPECT(&(struct opts){ .sfs = &f, .uid = -1 }, 1, "",
 	       "denywritectl: load: /nonexistent/p: No such file or "
-	       "directory\n", "load", "/nonexistent/p");
+	       "directory\n", "load", "--strict", "/nonexistent/p");
+	EXPECT(&(struct opts){ .sfs = &f, .uid = -1, .input = "exec /\n" }, 1,
+	       "-lib,ignore-writers /usr/lib\n"
+	       "checked 1 rule from 2 files (dry run: nothing loaded)\n",
+	       "denywritectl: load: /nonexistent/p: No such file or "
+	       "directory (file skipped)\n"
+	       "denywritectl: load: 1 part was skipped: the other rules are "
+	       "valid\n", "load", "-n", "/nonexistent/p", "-");
 	return 0;
 }
 
@@ -141,7 +196,7 @@ static int load_refused(char *why, size_t whylen, const char *text,
 	struct opts o = { .sfs = &f, .uid = -1, .input = text };
 
 	fake_default(&f);
-	EXPECT(&o, 1, "", want, "load", "-");
+	EXPECT(&o, 1, "", want, "load", "--strict", "-");
 	CHECK_FAKE(&f, "rules", "exec /\nlib,ignore-writers /usr/lib\n");
 	return 0;
 }
@@ -239,7 +294,7 @@ TEST(load_rejects_a_missing_path_naming_file_and_line)
 	snprintf(want, sizeof(want), "denywritectl: load: %s:3: "
 		 "/nonexistent/lib: No such file or directory\n", file);
 	EXPECT(&(struct opts){ .sfs = &f, .uid = -1 }, 1, "", want, "load",
-	       file);
+	       "--strict", file);
 	CHECK_FAKE(&f, "rules", "exec /\nlib,ignore-writers /usr/lib\n");
 	return 0;
 }
@@ -258,7 +313,7 @@ TEST(load_rejects_one_directory_named_twice)
 	snprintf(want, sizeof(want), "denywritectl: load: <stdin>:2: %s/. is "
 		 "the same as %s on line 1\n", link, dir);
 	fake_default(&f);
-	EXPECT(&o, 1, "", want, "load", "-");
+	EXPECT(&o, 1, "", want, "load", "--strict", "-");
 	return 0;
 }
 
@@ -309,19 +364,39 @@ TEST(load_dry_run_needs_no_privilege_and_no_securityfs)
 
 TEST(load_reads_several_files_as_one_policy)
 {
-	char a[PATH_MAX], b[PATH_MAX], want[2 * PATH_MAX];
+	char a[PATH_MAX], b[PATH_MAX];
 	struct fake f;
 	struct opts o = { .sfs = &f, .uid = -1 };
 
 	fake_default(&f);
 	policy_file(a, sizeof(a), "exec /\n");
 	policy_file(b, sizeof(b), "lib /usr\n\nall /tmp\n");
-	EXPECT(&o, 0, "checked 3 rules from 2 files (dry run: nothing "
-	       "loaded)\n", "", "load", "--dry-run", a, b);
-	policy_file(b, sizeof(b), "lib /usr\nall /\n");
-	snprintf(want, sizeof(want), "denywritectl: load: %s:2: a rule for / "
-		 "is already in %s:1\n", b, a);
-	EXPECT(&o, 1, "", want, "load", a, b);
+	EXPECT(&o, 0, "-lib,ignore-writers /usr/lib\n+lib /usr\n+all /tmp\n"
+	       "checked 3 rules from 2 files (dry run: nothing loaded)\n", "",
+	       "load", "--dry-run", a, b);
+	return 0;
+}
+
+TEST(load_lets_a_later_files_rule_for_one_object_override)
+{
+	char dir[PATH_MAX], link[PATH_MAX + 8], a[PATH_MAX], b[PATH_MAX];
+	char text[2 * PATH_MAX], want[2 * PATH_MAX];
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1 };
+
+	make_target(dir, sizeof(dir));
+	snprintf(link, sizeof(link), "%s.link", dir);
+	CHECK(symlink(dir, link) == 0, "symlink");
+	fake_default(&f);
+	snprintf(text, sizeof(text), "exec /\nlib %s\n", dir);
+	policy_file(a, sizeof(a), text);
+	snprintf(text, sizeof(text), "exec,ignore-writers /\nall %s\n", link);
+	policy_file(b, sizeof(b), text);
+	NEEDS_CAP(&o, "load", a, b);
+	EXPECT(&o, 0, "loaded 2 rules from 2 files\n", "", "load", "--strict",
+	       a, b);
+	snprintf(want, sizeof(want), "exec,ignore-writers /\nall %s\n", link);
+	CHECK_FAKE(&f, "rules", want);
 	return 0;
 }
 
@@ -377,10 +452,11 @@ TEST(load_merges_rules_d_by_name_etc_over_run_over_usr_lib)
 	struct fake f;
 	struct opts o = { .sfs = &f, .uid = -1 };
 
-	fake_default(&f);
+	fake_init(&f, "capability", "");	/* not active: no diff */
 	rules_d_tree(root, sizeof(root), want, sizeof(want));
 	EXPECT(&o, 0, "checked 5 rules from 5 files (dry run: nothing "
 	       "loaded)\n", "", "load", "--dry-run", "--root", root);
+	fake_default(&f);
 	NEEDS_CAP(&o, "load", "--root", root);
 	EXPECT(&o, 0, "loaded 5 rules from 5 files\n", "", "load", "--root",
 	       root);
@@ -396,18 +472,46 @@ TEST(load_of_rules_d_names_the_file_and_line_of_an_error)
 	fake_default(&f);
 	rules_d_tree(root, sizeof(root), want, sizeof(want));
 	snprintf(file, sizeof(file), "%s/run/" RULES_D "/40-run.rules", root);
-	write_file(file, "exec /\n");
-	snprintf(want, sizeof(want), "denywritectl: load: %s:1: a rule for / "
-		 "is already in %s/usr/lib/" RULES_D "/10-base.rules:1\n",
-		 file, root);
-	EXPECT(&(struct opts){ .sfs = &f, .uid = -1 }, 1, "", want, "load",
-	       "--root", root);
 	write_file(file, "exec /tmp\nbogus /\n");
 	snprintf(want, sizeof(want), "denywritectl: load: %s:2: unknown scope "
 		 "'bogus' (exec, lib or all)\n", file);
 	EXPECT(&(struct opts){ .sfs = &f, .uid = -1 }, 1, "", want, "load",
-	       "--root", root);
+	       "--strict", "--root", root);
 	CHECK_FAKE(&f, "rules", "exec /\nlib,ignore-writers /usr/lib\n");
+	return 0;
+}
+
+TEST(load_of_rules_d_skips_a_directory_a_dangling_link_and_bad_lines)
+{
+	char root[PATH_MAX / 2], rules[5 * PATH_MAX], want[5 * PATH_MAX];
+	char path[PATH_MAX], dangling[PATH_MAX], dir[PATH_MAX];
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1 };
+
+	fake_default(&f);
+	rules_d_tree(root, sizeof(root), rules, sizeof(rules));
+	snprintf(dir, sizeof(dir), "%s/etc/" RULES_D "/60-dir.rules", root);
+	snprintf(dangling, sizeof(dangling), "%s/etc/" RULES_D "/70-gone.rules",
+		 root);
+	snprintf(path, sizeof(path), "%s/run/" RULES_D "/40-run.rules", root);
+	CHECK(mkdir(dir, 0755) == 0 && symlink("/nonexistent", dangling) == 0,
+	      "mkdir, symlink");
+	write_file(path, "bogus /\n");
+	snprintf(want, sizeof(want), "denywritectl: load: %s:1: unknown scope "
+		 "'bogus' (exec, lib or all) (rule skipped)\n"
+		 "denywritectl: load: %s: Is a directory (file skipped)\n"
+		 "denywritectl: load: %s: No such file or directory (file "
+		 "skipped)\n"
+		 "denywritectl: load: 3 parts were skipped: the other rules are "
+		 "in force\n", path, dir, dangling);
+	NEEDS_CAP(&o, "load", "--root", root);
+	EXPECT(&o, 1, "loaded 4 rules from 7 files\n", want, "load", "--root",
+	       root);
+	/* every good rule: the tree's but the one of 40-run.rules */
+	*strrchr(rules, 'l') = '\0';
+	*strrchr(rules, '\n') = '\0';
+	strcat(rules, "\n");
+	CHECK_FAKE(&f, "rules", rules);
 	return 0;
 }
 
@@ -424,12 +528,122 @@ TEST(load_without_rules_d_files_refuses_to_clear)
 	return 0;
 }
 
+TEST(diff_says_what_load_would_add_and_remove_and_exits_1)
+{
+	char dir[PATH_MAX / 4], link[PATH_MAX / 2], file[PATH_MAX];
+	char text[PATH_MAX], want[PATH_MAX];
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1 };
+
+	make_target(dir, sizeof(dir));
+	snprintf(link, sizeof(link), "%s.link", dir);
+	CHECK(symlink(dir, link) == 0, "symlink");
+	snprintf(text, sizeof(text), "exec /\nlib %s\n", link);
+	policy_file(file, sizeof(file), text);
+	fake_init(&f, "denywrite", "exec /\nall /runtime\nexec /usr/lib\n");
+	snprintf(want, sizeof(want), "-all /runtime\n-exec /usr/lib\n+lib %s\n",
+		 dir);
+	EXPECT(&o, 1, want, "", "diff", file);
+	snprintf(want, sizeof(want), "{\"add\":[{\"scope\":\"lib\","
+		 "\"ignore_writers\":false,\"path\":\"%s\"}],\"remove\":["
+		 "{\"scope\":\"all\",\"ignore_writers\":false,\"path\":"
+		 "\"/runtime\"},{\"scope\":\"exec\",\"ignore_writers\":false,"
+		 "\"path\":\"/usr/lib\"}]}\n", dir);
+	EXPECT(&o, 1, want, "", "diff", "--json", file);
+	snprintf(text, sizeof(text), "exec /\nlib %s\n", dir);
+	fake_file(&f, "rules", text);
+	EXPECT(&o, 0, "", "", "diff", file);
+	fake_file(&f, "rules", "exec /\n");
+	fake_file(&f, "gone", text + strlen("exec /\n"));
+	snprintf(want, sizeof(want), "+lib %s\n", dir);
+	EXPECT(&o, 1, want, "", "diff", file);
+	return 0;
+}
+
+TEST(list_sources_names_the_file_and_line_runtime_or_gone)
+{
+	char root[PATH_MAX / 2], rules[5 * PATH_MAX], want[8 * PATH_MAX];
+	char d[PATH_MAX / 2 + 8];
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1 };
+
+	rules_d_tree(root, sizeof(root), rules, sizeof(rules));
+	strcat(rules, "all /runtime\nexec,ignore-writers /usr\n");
+	fake_init(&f, "denywrite", rules);
+	fake_file(&f, "gone", "lib /mnt/usb\n");
+	snprintf(d, sizeof(d), "%s/data", root);
+	snprintf(want, sizeof(want),
+		 "%s/etc/" RULES_D "/05-first.rules:2: exec %s/a\n"
+		 "%s/usr/lib/" RULES_D "/10-base.rules:1: exec /\n"
+		 "%s/etc/" RULES_D "/20-lib.rules:1: lib %s/b\n"
+		 "%s/run/" RULES_D "/30-x.rules:1: exec %s/c\n"
+		 "%s/run/" RULES_D "/40-run.rules:1: lib %s/d\n"
+		 "runtime: all /runtime\n"
+		 "runtime: exec,ignore-writers /usr\n"
+		 "gone: lib /mnt/usb\n", root, d, root, root, d, root, d, root,
+		 d);
+	EXPECT(&o, 0, want, "", "list", "--sources", "--root", root);
+	fake_file(&f, "rules", "exec /\n");
+	EXPECT(&o, 0, "exec /\n# gone (its filesystem was unmounted): "
+	       "lib /mnt/usb\n", "", "list");
+	return 0;
+}
+
+/* Whether the file at path holds want; what it holds in got (malloc'd). */
+static bool file_is(const char *path, const char *want, char *got,
+		    size_t size)
+{
+	char *s = read_file(path);
+	bool same = s && strcmp(s, want) == 0;
+
+	snprintf(got, size, "%s", s ? s : "(unreadable)");
+	free(s);
+	return same;
+}
+
+TEST(add_and_del_persist_write_90_local_rules)
+{
+	char root[PATH_MAX / 4], dir[PATH_MAX / 4], local[PATH_MAX];
+	char rules[PATH_MAX], want[2 * PATH_MAX], rel[64], got[2 * PATH_MAX];
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1 };
+
+	make_tmpdir(root, sizeof(root), "persist");
+	make_target(dir, sizeof(dir));
+	snprintf(local, sizeof(local), "%s/etc/" RULES_D "/90-local.rules",
+		 root);
+	fake_default(&f);
+	NEEDS_CAP(&o, "add", "--persist", dir);
+	EXPECT(&o, 0, "", "", "add", "--persist", "--root", root, "--lib", dir);
+	snprintf(want, sizeof(want), "lib %s\n", dir);
+	CHECK_FAKE(&f, "add", want);
+	CHECK(file_is(local, want, got, sizeof(got)), "90-local.rules: %s", got);
+	write_file(local, "# mine\nexec /usr");
+	EXPECT(&o, 0, "", "", "add", "--persist", "--root", root, "--lib", dir);
+	snprintf(want, sizeof(want), "# mine\nexec /usr\nlib %s\n", dir);
+	CHECK(file_is(local, want, got, sizeof(got)), "90-local.rules: %s", got);
+	snprintf(rules, sizeof(rules), "exec /\nlib %s\nexec /usr\n", dir);
+	fake_file(&f, "rules", rules);
+	EXPECT(&o, 0, "", "", "del", "--persist", "--root", root, dir);
+	CHECK(file_is(local, "# mine\nexec /usr\n", got, sizeof(got)),
+	      "90-local.rules after del: %s", got);
+	snprintf(rel, sizeof(rel), "usr/lib/" RULES_D "/50-default.rules");
+	tree_file(root, rel, "exec /\n");
+	snprintf(want, sizeof(want), "denywritectl: del: /: still in "
+		 "%s/%s:1, which load reads: remove it there (or override it "
+		 "in a later file)\n", root, rel);
+	EXPECT(&o, 1, "", want, "del", "--persist", "--root", root, "/");
+	return 0;
+}
+
 const struct test load_tests[] = {
 	T(load_writes_the_whole_policy_and_says_how_much),
 	T(load_quiet_prints_nothing),
 	T(load_of_empty_input_is_refused_without_allow_empty),
 	T(load_allow_empty_clears_the_rules),
 	T(load_rejects_unknown_scope_with_file_and_line),
+	T(load_skips_bad_rules_and_loads_the_others_in_one_write),
+	T(load_skips_an_optional_rule_whose_path_is_missing_silently),
 	T(load_of_a_missing_file_fails),
 	T(load_stops_at_the_kernels_limits),
 	T(load_of_200000_rule_lines_stops_within_a_second),
@@ -439,8 +653,13 @@ const struct test load_tests[] = {
 	T(load_warns_about_a_lib_rule_on_a_whole_tree),
 	T(load_dry_run_needs_no_privilege_and_no_securityfs),
 	T(load_reads_several_files_as_one_policy),
+	T(load_lets_a_later_files_rule_for_one_object_override),
 	T(load_merges_rules_d_by_name_etc_over_run_over_usr_lib),
 	T(load_of_rules_d_names_the_file_and_line_of_an_error),
+	T(load_of_rules_d_skips_a_directory_a_dangling_link_and_bad_lines),
 	T(load_without_rules_d_files_refuses_to_clear),
+	T(diff_says_what_load_would_add_and_remove_and_exits_1),
+	T(add_and_del_persist_write_90_local_rules),
+	T(list_sources_names_the_file_and_line_runtime_or_gone),
 	{ NULL, NULL },
 };

@@ -246,18 +246,25 @@ TEST(load_rejects_paths_the_kernel_would_refuse)
 		const char *reason;
 	} cases[] = {
 		{ "exec /a\tb\n",
-		  "path '/a\\tb' has a control character (byte 3), which the "
-		  "kernel does not take" },
+		  "path '/a\\tb' has a control character (byte 3): write it "
+		  "as \\011" },
 		{ "exec /x\x01\n",
-		  "path '/x\\x01' has a control character (byte 3), which the "
-		  "kernel does not take" },
+		  "path '/x\\x01' has a control character (byte 3): write it "
+		  "as \\001" },
 		{ "lib /del\x7f\n",
-		  "path '/del\\x7f' has a control character (byte 5), which the "
-		  "kernel does not take" },
-		{ "exec /a\rb\n",
-		  "path '/a\\rb' has a control character (byte 3), which the "
-		  "kernel does not take" },
+		  "path '/del\\x7f' has a control character (byte 5): write it "
+		  "as \\177" },
+		{ "exec /a\\b\n",
+		  "path '/a\\\\b': a backslash must be followed by 3 octal "
+		  "digits (byte 3; \\134 is a backslash)" },
+		{ "exec /a\\000\n",
+		  "path '/a\\\\000': a backslash must be followed by 3 octal "
+		  "digits (byte 3; \\134 is a backslash)" },
+		{ "exec /a\\08\n",
+		  "path '/a\\\\08': a backslash must be followed by 3 octal "
+		  "digits (byte 3; \\134 is a backslash)" },
 		{ "exec \x1b[2J\n", "path '\\x1b[2J' is not absolute" },
+		{ "exec \\057x\n", "path '\\\\057x' is not absolute" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
@@ -267,20 +274,45 @@ TEST(load_rejects_paths_the_kernel_would_refuse)
 	return 0;
 }
 
-TEST(rule_path_check_refuses_a_trailing_blank)
+TEST(load_decodes_the_kernels_escapes)
 {
+	return check_paths(why, whylen, "exec /a\\011b\nlib /c\\134d\n"
+			   "all /e\\040\nexec /f\\377\\012\n-exec /g\\101\n",
+			   "/a\tb", "/c\\d", "/e ", "/f\xff\n", "/gA",
+			   (char *)NULL);
+}
+
+TEST(path_escape_writes_controls_backslash_and_a_trailing_space)
+{
+	static const struct {
+		const char *raw;
+		const char *kernel;
+	} cases[] = {
+		{ "/opt/x ", "/opt/x\\040" },
+		{ "/opt/my app", "/opt/my app" },
+		{ "/a\tb\nc\x7f", "/a\\011b\\012c\\177" },
+		{ "/a\\b", "/a\\134b" },
+		{ "/caf\xc3\xa9\xe9", "/caf\xc3\xa9\xe9" },
+		{ "/  ", "/ \\040" },
+	};
 	char err[256];
 
-	CHECK(rule_check_path("/opt/x ", 7, err, sizeof(err)) == -1,
-	      "trailing space accepted");
-	CHECK_STR(err, "path '/opt/x ' ends in a blank, which the kernel does "
-		  "not take");
-	CHECK(rule_check_path("/opt/x\t", 7, err, sizeof(err)) == -1,
-	      "trailing tab accepted");
-	CHECK(rule_check_path("/opt/my app", 11, err, sizeof(err)) == 0,
-	      "inner space refused: %s", err);
-	CHECK(rule_check_path("/caf\xc3\xa9\xe9", 7, err, sizeof(err)) == 0,
-	      "non-ASCII refused: %s", err);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *k = path_escape(cases[i].raw), *back = NULL;
+		int ok = strcmp(k, cases[i].kernel) == 0 &&
+			 path_unescape(k, strlen(k), &back, err,
+				       sizeof(err)) == 0 &&
+			 strcmp(back, cases[i].raw) == 0;
+
+		snprintf(why, whylen, "case %zu: '%s' back '%s'", i, k,
+			 back ? back : err);
+		free(k);
+		free(back);
+		if (!ok)
+			return TEST_FAIL;
+	}
+	CHECK(rule_check_path("/opt/x ", 7, err, sizeof(err)) == 0,
+	      "trailing space refused: %s", err);
 	return 0;
 }
 
@@ -488,7 +520,8 @@ const struct test policy_tests[] = {
 	T(load_rejects_path_of_4096_bytes_or_more),
 	T(load_rejects_duplicate_path_naming_first_line),
 	T(load_rejects_paths_the_kernel_would_refuse),
-	T(rule_path_check_refuses_a_trailing_blank),
+	T(load_decodes_the_kernels_escapes),
+	T(path_escape_writes_controls_backslash_and_a_trailing_space),
 	T(lib_rules_on_whole_trees_are_too_broad),
 	T(policy_of_several_files_names_the_first_file_of_a_duplicate),
 	T(policy_of_200000_lines_parses_in_linear_time),

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "hash.h"
+#include "sha256.h"
 #include "util.h"
 
 static const struct {
@@ -24,8 +25,34 @@ static const struct {
 	{ "c1 csi \xc2\x9b" "2J", "c1 csi \\xc2\\x9b2J" },	/* U+009B */
 	{ "nbsp \xc2\xa0", "nbsp \xc2\xa0" },
 	{ "cut \xe2\x82", "cut \\xe2\\x82" },
+	{ "rlo \xe2\x80\xae" "cod.exe", "rlo \\xe2\\x80\\xaecod.exe" },	/* U+202E */
+	{ "\xef\xbb\xbf" "bom", "\\xef\\xbb\\xbfbom" },		/* U+FEFF */
+	{ "zw\xe2\x80\x8bsp", "zw\\xe2\\x80\\x8bsp" },		/* U+200B */
 	{ "", "" },
 };
+
+TEST(unesc_reverses_esc_and_takes_octal)
+{
+	static const char *const strings[] = {
+		"/a\\b", "/\xff\t\n\r", "/\xe2\x80\xae", "/caf\xc3\xa9 x",
+		"/\x1b[2J",
+	};
+	char *back;
+
+	for (size_t i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
+		back = unesc(esc(strings[i]));
+		CHECK(back && strcmp(back, strings[i]) == 0, "case %zu: '%s'",
+		      i, back ? esc(back) : "NULL");
+		free(back);
+	}
+	back = unesc("/a\\134b\\011");
+	CHECK(back && strcmp(back, "/a\\b\t") == 0, "octal: %s",
+	      back ? esc(back) : "NULL");
+	free(back);
+	CHECK(!unesc("/a\\q") && !unesc("/a\\x1") && !unesc("/a\\000"),
+	      "malformed escapes accepted");
+	return 0;
+}
 
 TEST(esc_escapes_control_characters_and_invalid_utf8)
 {
@@ -104,7 +131,44 @@ TEST(hash_index_finds_every_item_and_nothing_else)
 	return 0;
 }
 
+TEST(sha256_matches_the_fips_180_vectors)
+{
+	static const struct {
+		const char *in;
+		const char *hex;
+	} cases[] = {
+		{ "", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855" },
+		{ "abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad" },
+		{ "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+		  "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1" },
+		{ "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmn"
+		  "hijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
+		  "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1" },
+		/* 55 and 56 bytes: the length fits in the last block or not */
+		{ "0123456789012345678901234567890123456789012345678901234",
+		  "f34d5a0f80c0cbf84c8c0b90218c22637abd199965249da736a20143c8c9c9d9" },
+		{ "01234567890123456789012345678901234567890123456789012345",
+		  "83aa034bda83e458a0dc9cbce0d4e354716aa0ff770ed37ac0ed2b292052e4af" },
+	};
+	char hex[SHA256_HEX_LEN + 1], *million;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		sha256_hex(cases[i].in, strlen(cases[i].in), hex);
+		CHECK(strcmp(hex, cases[i].hex) == 0, "case %zu: %s", i, hex);
+	}
+	million = malloc(1000000);
+	if (!million)
+		abort();
+	memset(million, 'a', 1000000);
+	sha256_hex(million, 1000000, hex);
+	free(million);
+	CHECK_STR(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+	return 0;
+}
+
 const struct test util_tests[] = {
+	T(sha256_matches_the_fips_180_vectors),
+	T(unesc_reverses_esc_and_takes_octal),
 	T(esc_escapes_control_characters_and_invalid_utf8),
 	T(esc_results_stay_valid_for_several_calls),
 	T(esc_never_gives_two_strings_the_same_text),

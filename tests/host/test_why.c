@@ -227,6 +227,7 @@ TEST(why_escapes_control_characters_in_paths_and_command_lines)
 	}
 	why_run(&r, "denywrite", path, ANSWER_RUNNING, "--json", -1);
 	ok = strstr(r.out, "\\u001b[0m\\nFAKE\",") &&
+	     strstr(r.out, "\"comm\":\"busy\\u001b[0m\\nFAKE\"") &&
 	     strstr(r.out, "\"argv\":[\"evil\\nprotected:            "
 		    "no\\u001b[2J\",\"60\"]");
 	snprintf(why, whylen, "json: %s", esc(r.out));
@@ -283,13 +284,16 @@ TEST(why_on_a_classic_kernel_lists_executor_and_writer)
 	if (check_success(why, whylen, &r, want, false))
 		goto out;
 	why_run(&r, "capability,landlock", data, "", "-j", -1);
+	/* null when a process could not be inspected: it may execute it */
 	snprintf(want, sizeof(want),
 		 "{\"path\":\"%s\",\"active\":false,\"mode\":null,"
-		 "\"protected\":false,\"holders\":null,\"writers\":null,"
+		 "\"protected\":%s,\"holders\":null,\"writers\":null,"
 		 "\"exec_rule\":null,\"lib_rule\":null,\"processes\":[{\"pid\":"
 		 "%d,\"uid\":%d,\"user\":\"%s\",\"argv\":[\"sleep\",\"60\"],"
 		 "\"comm\":\"sleep\",\"holds\":[{\"how\":\"open_write\","
-		 "\"fd\":3}]}],", data, (int)writer, (int)geteuid(), my_name());
+		 "\"fd\":3}]}],", data,
+		 strstr(r.out, "\"uninspected_processes\":0,") ? "false" : "null",
+		 (int)writer, (int)geteuid(), my_name());
 	if (check_success(why, whylen, &r, want, false))
 		goto out;
 	stop(pid);
@@ -324,6 +328,132 @@ TEST(why_as_an_unprivileged_user_says_what_it_could_not_inspect)
 	return ok ? TEST_PASS : TEST_FAIL;
 }
 
+#define NOT_YOURS "unknown (you may not inspect this file's users)"
+
+TEST(why_says_unknown_when_the_kernel_will_not_tell_this_user)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 8], want[PATH_MAX + 512];
+	struct run r;
+	int ok;
+
+	make_target(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/bin", dir);
+	why_run(&r, "denywrite", path, "protected -\nholders -\nwriters -\n"
+		"exec-rule exec /\nlib-rule -\n", NULL, -1);
+	snprintf(want, sizeof(want),
+		 "path:                 %s\n"
+		 "mode:                 enforce\n"
+		 "protected:            " NOT_YOURS "\n"
+		 "writers:              " NOT_YOURS "\n"
+		 "if executed:          exec /\n", path);
+	if (check_success(why, whylen, &r, want, false))
+		return TEST_FAIL;
+	why_run(&r, "denywrite", path, "protected -\nholders -\nwriters -\n"
+		"exec-rule exec /\nlib-rule -\n", "--json", -1);
+	ok = strstr(r.out, ",\"protected\":null,\"holders\":null,"
+		    "\"writers\":null,") != NULL;
+	snprintf(why, whylen, "json: %s", r.out);
+	run_free(&r);
+	return ok ? TEST_PASS : TEST_FAIL;
+}
+
+TEST(why_without_securityfs_scans_proc_and_says_the_kernel_view_is_missing)
+{
+	char dir[PATH_MAX], path[PATH_MAX], want[3 * PATH_MAX];
+	struct fake f;
+	struct run r;
+	pid_t pid;
+	int ok;
+
+	make_target(dir, sizeof(dir));
+	pid = start_sleeper(dir, path, sizeof(path));
+	fake_init(&f, NULL, "");	/* not mounted, and we may not mount */
+	run_tool(&r, &(struct opts){ .sfs = &f, .uid = -1 }, "why", path,
+		 (char *)NULL);
+	snprintf(want, sizeof(want),
+		 "path:                 %s\n"
+		 "denywrite:            unknown (the kernel's view is missing: "
+		 "securityfs is not mounted, and cannot be here)\n"
+		 "processes:\n"
+		 "  pid %d, user %s, executing: sleeper 60\n", path, (int)pid,
+		 my_name());
+	ok = r.status == 0 && !strncmp(r.out, want, strlen(want)) &&
+	     strstr(r.err, "cannot tell whether denywrite is active");
+	snprintf(why, whylen, "exit %d: %s%s", r.status, r.out, r.err);
+	run_free(&r);
+	if (ok) {
+		run_tool(&r, &(struct opts){ .sfs = &f, .uid = -1 }, "why",
+			 "--json", path, (char *)NULL);
+		ok = r.status == 0 && strstr(r.out, "\"active\":null,"
+					     "\"mode\":null,\"protected\":null,");
+		snprintf(why, whylen, "json: exit %d: %s", r.status, r.out);
+		run_free(&r);
+	}
+	stop(pid);
+	return ok ? TEST_PASS : TEST_FAIL;
+}
+
+TEST(why_q_and_pids_answer_as_fuser_does)
+{
+	char dir[PATH_MAX], path[PATH_MAX], idle[PATH_MAX + 8], pids[32];
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1 };
+	pid_t pid;
+	int rc = TEST_PASS;
+
+	make_target(dir, sizeof(dir));
+	snprintf(idle, sizeof(idle), "%s/bin", dir);
+	pid = start_sleeper(dir, path, sizeof(path));
+	fake_answer(&f, "denywrite", path, ANSWER_RUNNING);
+	snprintf(pids, sizeof(pids), "%d\n", (int)pid);
+	if (expect(why, whylen, &o, 0, "", "", "why", "-q", path, (char *)NULL) ||
+	    expect(why, whylen, &o, 0, pids, "", "why", "--pids", path,
+		   (char *)NULL))
+		rc = TEST_FAIL;
+	stop(pid);
+	if (rc)
+		return rc;
+	fake_answer(&f, "denywrite", idle, "protected 0\nholders 0\n"
+		    "writers 0\nexec-rule exec /\nlib-rule -\n");
+	EXPECT(&o, 1, "", "", "why", "--quiet", idle);
+	EXPECT(&o, 1, "", "", "why", "--pids", idle);
+	return 0;
+}
+
+TEST(why_cuts_command_lines_to_the_width_unless_wide)
+{
+	char dir[PATH_MAX], path[PATH_MAX + 16], argv0[301];
+	struct fake f;
+	struct run r;
+	pid_t pid;
+	const char *line;
+	int ok;
+
+	make_target(dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/busy-long", dir);	/* not valgrind's */
+	memset(argv0, 'a', 300);
+	argv0[300] = '\0';
+	pid = start_sleeper_at(path, argv0);
+	fake_answer(&f, "denywrite", path, ANSWER_RUNNING);
+	run_tool(&r, &(struct opts){ .sfs = &f, .uid = -1, .env = "COLUMNS=60" },
+		 "why", path, (char *)NULL);
+	line = strstr(r.out, "\n  pid ");
+	ok = line && strchr(line + 1, '\n') - (line + 1) == 60 &&
+	     !strncmp(strchr(line + 1, '\n') - 3, "...", 3);
+	snprintf(why, whylen, "COLUMNS=60: %s", r.out);
+	run_free(&r);
+	if (ok) {
+		run_tool(&r, &(struct opts){ .sfs = &f, .uid = -1,
+					    .env = "COLUMNS=60" },
+			 "why", "-w", path, (char *)NULL);
+		ok = strstr(r.out, argv0) && strstr(r.out, " 60\n");
+		snprintf(why, whylen, "--wide: %s", r.out);
+		run_free(&r);
+	}
+	stop(pid);
+	return ok ? TEST_PASS : TEST_FAIL;
+}
+
 const struct test why_tests[] = {
 	T(why_names_the_process_executing_a_file),
 	T(why_names_the_writer_that_makes_exec_fail),
@@ -335,5 +465,9 @@ const struct test why_tests[] = {
 	T(why_json_gives_a_non_utf8_path_as_bytes),
 	T(why_on_a_classic_kernel_lists_executor_and_writer),
 	T(why_as_an_unprivileged_user_says_what_it_could_not_inspect),
+	T(why_says_unknown_when_the_kernel_will_not_tell_this_user),
+	T(why_without_securityfs_scans_proc_and_says_the_kernel_view_is_missing),
+	T(why_q_and_pids_answer_as_fuser_does),
+	T(why_cuts_command_lines_to_the_width_unless_wide),
 	{ NULL, NULL },
 };
