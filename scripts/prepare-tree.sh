@@ -2,8 +2,9 @@
 # prepare-tree.sh SRC_DIR [PATCH_DIR]
 #
 # Make SRC_DIR a copy of /usr/src/linux-source-6.12.tar.xz with the series in
-# PATCH_DIR applied, security/denywrite/ copied in and tests/selftests/ as
-# tools/testing/selftests/denywrite/ (no PATCH_DIR: the stock tree).  Redo only what changed: a new source package re-unpacks; a changed
+# PATCH_DIR applied, security/denywrite/ and Documentation/ copied in and
+# tests/selftests/ as tools/testing/selftests/denywrite/ (no PATCH_DIR: the
+# stock tree).  scripts/make-series.sh makes the same tree as a series.  Redo only what changed: a new source package re-unpacks; a changed
 # series is reversed and re-applied; changed LSM files are copied with their
 # own mtimes, so kbuild rebuilds only what depends on them.
 set -eu
@@ -88,6 +89,9 @@ sync() {
 		[ -e "$1/${f##*/}" ] || rm -f "$f"
 	done
 }
-# The LSM and its selftests, as the series adds them.
+# The LSM, its selftests and its documentation, as the series adds them.
 sync "$top/security/denywrite" "$src/security/denywrite"
 sync "$top/tests/selftests" "$src/tools/testing/selftests/denywrite"
+(cd "$top" && find Documentation -type f) | while read -r f; do
+	cmp -s "$top/$f" "$src/$f" || { mkdir -p "$(dirname "$src/$f")" && cp "$top/$f" "$src/$f"; }
+done

@@ -2,13 +2,9 @@
 /*
  * denywrite: registration, boot parameters and the boot policy
  *
- * Booting with lsm=...,denywrite gives the behaviour of kernels before
- * "fs: don't block i_writecount during exec": mode enforce and the rule
- * "exec /".  denywrite.mode= and denywrite.default= change that, with a
- * warning in the kernel log.  Once denywrite is up with its boot policy,
- * exec no longer denies writes itself (exe_file_write_denial): the policy
- * does.  A kernel on which denywrite is not active, or could not load the
- * classic policy, keeps exec's classic denial.
+ * Booting with lsm=...,denywrite gives the classic behaviour: mode enforce
+ * and the rule "exec /".  denywrite.mode= and denywrite.default= change
+ * that.
  */
 
 #define pr_fmt(fmt) "denywrite: " fmt
@@ -62,8 +58,23 @@ const struct lsm_id denywrite_lsmid = {
 };
 
 /*
+ * Exec leaves the denial of writes to running programs to the policy,
+ * once it is in force: exe_file_write_denial.  A kernel on which denywrite
+ * is not active, or could not load the classic policy, keeps exec's own
+ * denial.  Boot parameters that make the policy deny less say so.
+ */
+static void __init take_over_exec_denial(void)
+{
+	exe_file_write_denial = false;
+	if (!denywrite_classic)
+		pr_warn("denywrite.default=none: no rules, writes to running programs are allowed until a policy is loaded\n");
+	if (denywrite_get_mode() == DENYWRITE_MODE_OFF)
+		pr_warn("denywrite.mode=off: writes to running programs are allowed until the mode is audit or enforce\n");
+}
+
+/*
  * The classic policy names no object, so it is published here, before the
- * first exec: if it cannot be, exec keeps its own denial.
+ * first exec.
  */
 static int __init denywrite_init(void)
 {
@@ -82,12 +93,7 @@ static int __init denywrite_init(void)
 			return 0;
 		}
 	}
-	/* From now on the policy denies writes; exec itself no longer does. */
-	exe_file_write_denial = false;
-	if (!denywrite_classic)
-		pr_warn("denywrite.default=none: no rules, writes to running programs are allowed until a policy is loaded\n");
-	if (denywrite_get_mode() == DENYWRITE_MODE_OFF)
-		pr_warn("denywrite.mode=off: writes to running programs are allowed until the mode is audit or enforce\n");
+	take_over_exec_denial();
 	pr_info("up, mode %s, %s policy\n", denywrite_mode_name(denywrite_mode),
 		denywrite_classic ? "classic" : "empty");
 	return 0;
