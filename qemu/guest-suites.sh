@@ -137,7 +137,7 @@ checks_removed='
 removed_kernel_has_no_denywrite_lsm   not-listed  lsm_listing
 '
 checks_cli_without_securityfs='
-cli_unprivileged_without_securityfs_says_mount_command  "exit 1, says mount -t securityfs"  cli_unmounted_unprivileged
+cli_unprivileged_without_securityfs_says_mount_command  "exit 4, says mount -t securityfs"  cli_unmounted_unprivileged
 cli_root_without_securityfs_mounts_it                   "exit 0, mounted"                   cli_unmounted_root
 '
 checks_kmemleak='

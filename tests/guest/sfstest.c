@@ -842,9 +842,11 @@ static const struct wcase {
 	{ "add_slash_in_chroot_names_chroot_directory_accepted_appended", "add",
 	  .ctx = C_CHROOT, DATA("exec /"),
 	  RULES(BASE_RULES "exec " TD "/root\n"), .note = NEW_ABSOLUTE },
-	{ "add_slash_after_pivot_root_names_new_root_accepted_appended", "add",
-	  .ctx = C_PIVOT, DATA("exec /"),
-	  RULES(BASE_RULES "exec " TD "/pr\n"), .note = NEW_ABSOLUTE },
+	/* The rule names TD/pr, the new root, and goes with its tmpfs when
+	 * the writer and its mount namespace are gone. */
+	{ "add_slash_after_pivot_root_names_new_root_accepted_gone_with_it", "add",
+	  .ctx = C_PIVOT, DATA("exec /"), RULES(BASE_RULES),
+	  .note = NEW_ABSOLUTE },
 	{ "add_unknown_scope_einval_policy_unchanged", "add",
 	  DATA("write " TD "/a"), .err = EINVAL },
 	{ "add_missing_path_einval_policy_unchanged", "add", DATA("lib"),
