@@ -92,12 +92,13 @@ long denywrite_audited(void)
 
 /*
  * The records of one file and user, in a table hashed by both.  A file is
- * its filesystem and inode number: an inode's address comes back for the
- * next file made.
+ * its filesystem, inode number and generation: an inode's address, and on
+ * most filesystems its number, come back for the next file made.
  */
 struct log_slot {
 	const struct super_block *sb;
 	unsigned long ino;
+	u32 generation;
 	kuid_t uid;
 	unsigned long start;
 	unsigned int count;
@@ -118,16 +119,18 @@ static bool log_allowed(const struct inode *inode, unsigned int *suppressed)
 {
 	kuid_t uid = current_uid();
 	unsigned long key = (unsigned long)inode->i_sb ^ inode->i_ino ^
-			    __kuid_val(uid);
+			    inode->i_generation ^ __kuid_val(uid);
 	struct log_slot *slot = &log_slots[hash_long(key, LOG_SLOTS_BITS)];
 	unsigned long now = jiffies;
 	bool allowed;
 
 	spin_lock(&log_lock);
 	if (slot->sb != inode->i_sb || slot->ino != inode->i_ino ||
+	    slot->generation != inode->i_generation ||
 	    !uid_eq(slot->uid, uid)) {
 		*slot = (struct log_slot){
-			.sb = inode->i_sb, .ino = inode->i_ino, .uid = uid,
+			.sb = inode->i_sb, .ino = inode->i_ino,
+			.generation = inode->i_generation, .uid = uid,
 			.start = now,
 		};
 	}
