@@ -34,7 +34,16 @@ set -eu
 [ $# = 1 ] || { echo "usage: $0 KERNEL_TREE" >&2; exit 2; }
 tree=$(realpath "$1")
 top=$(cd "$(dirname "$0")/.." && pwd)
-python3 -c 'import docutils' 2>/dev/null || {
+# The system's python3, which python3-docutils is for (scripts/deps.sh),
+# else whichever python3 comes first in PATH and has docutils.
+py=
+for p in /usr/bin/python3 python3; do
+	if "$p" -c 'import docutils' 2>/dev/null; then
+		py=$p
+		break
+	fi
+done
+[ -n "$py" ] || {
 	echo "check-docs: python3-docutils is not installed (make deps)" >&2
 	exit 1
 }
@@ -42,7 +51,7 @@ python3 -c 'import docutils' 2>/dev/null || {
 	echo "check-docs: $tree/scripts/kernel-doc: not found (make kernel)" >&2
 	exit 1
 }
-exec python3 - "$top" "$tree" <<'EOF'
+exec "$py" - "$top" "$tree" <<'EOF'
 import io
 import os
 import re
