@@ -11,11 +11,12 @@
  * cannot flood the log either.  Under auditd's "-f 2" a flood of records
  * could panic the machine; a few a minute per file and user cannot.  A
  * change of the mode or of the policy starts the limits afresh, for what
- * is refused then is news.  The counters count every operation.  Records go through the audit subsystem
- * (AUDIT_AVC, as other LSMs) when the kernel has it, otherwise to a kernel
- * log line.  Their
- * first field, lsm=denywrite, lets ausearch and aureport tell them from
- * other LSMs' records.
+ * is refused then is news.  The counters count every operation.
+ *
+ * Records go through the audit subsystem (AUDIT_AVC, as other LSMs) when
+ * the kernel has it, otherwise to a kernel log line.  Their first field,
+ * lsm=denywrite, lets ausearch and aureport tell them from other LSMs'
+ * records.
  *
  * Changes of the mode and of the policy are audited too, as other LSMs
  * do: AUDIT_MAC_STATUS and AUDIT_MAC_POLICY_LOAD records say who made the
