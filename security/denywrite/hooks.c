@@ -175,7 +175,11 @@ static int hook_mmap_file(struct file *file, unsigned long reqprot,
 {
 	int err;
 
-	if (!file || denywrite_is_off())
+	if (!file)
+		return 0;
+	if (unlikely(prot & PROT_WRITE) && (flags & MAP_TYPE) != MAP_PRIVATE)
+		denywrite_shared_write(file);
+	if (denywrite_is_off())
 		return 0;
 	if (current->in_execve) {
 		denywrite_exec_mapping(file);
@@ -216,7 +220,11 @@ static int hook_file_mprotect(struct vm_area_struct *vma,
 	struct file *file = vma->vm_file;
 	int err;
 
-	if (!file || denywrite_is_off())
+	if (!file)
+		return 0;
+	if (unlikely(prot & PROT_WRITE) && (vma->vm_flags & VM_SHARED))
+		denywrite_shared_write(file);
+	if (denywrite_is_off())
 		return 0;
 	if ((prot & PROT_WRITE) &&
 	    (vma->vm_flags & (VM_SHARED | VM_WRITE)) == VM_SHARED) {

@@ -20,12 +20,15 @@
 #include <linux/mm.h>
 #include <linux/mman.h>
 #include <linux/mnt_idmapping.h>
+#include <linux/ptrace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/sched/mm.h>
+#include <linux/sched/task_stack.h>
 #include <linux/slab.h>
 #include <linux/task_work.h>
 #include <linux/user_namespace.h>
+#include <asm/syscall.h>
 
 #include "common.h"
 #include "decide.h"
@@ -105,14 +108,22 @@ static bool mapped_exec(const struct file *file, unsigned long start)
 	return found;
 }
 
-/* The syscall of a mapping returned: keep its hold if the mapping is there. */
+/*
+ * The syscall of a mapping returned: keep its hold if the mapping is
+ * there.  It is, if the syscall succeeded (at worst a mapping another
+ * thread unmapped at once keeps its hold, as if it had closed it late);
+ * else the process's mappings tell (a syscall that failed may have mapped
+ * part of a range).
+ */
 static void mapping_done(struct callback_head *work)
 {
 	struct denywrite_pending *pending =
 		container_of(work, struct denywrite_pending, work);
 	struct file *file = pending->file;
+	bool mapped = !syscall_get_error(current, current_pt_regs()) ||
+		      mapped_exec(file, pending->start);
 
-	denywrite_mapping_end(pending, mapped_exec(file, pending->start));
+	denywrite_mapping_end(pending, mapped);
 	fput(file);
 	kfree(pending);
 }
@@ -142,8 +153,7 @@ static int protect_pending(struct file *file, unsigned long start)
 					    DENYWRITE_OP_MMAP,
 					    DENYWRITE_HOLD_PENDING);
 	/* Nothing to wait for: refused, not covered, or held for good. */
-	if (err || !denywrite_file_is_protected(file, false) ||
-	    denywrite_file_is_protected(file, true)) {
+	if (err || !denywrite_file_pending(file)) {
 		denywrite_mapping_cancel(pending);
 		kfree(pending);
 		return err;

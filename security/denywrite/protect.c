@@ -232,20 +232,44 @@ static void inodes_unhold(const struct inode *const inodes[2])
 		inode_unhold(inodes[1]);
 }
 
+/**
+ * denywrite_shared_write - @file is being mapped shared writable
+ * @file: the file
+ *
+ * Called in every mode: a pin taken through such a mapping outlives the
+ * mapping, and the mode.
+ */
+void denywrite_shared_write(struct file *file)
+{
+	struct inode *inode = file_inode(file);
+
+	if (shmem_mapping(inode->i_mapping))
+		WRITE_ONCE(denywrite_inode(inode)->shared_write, true);
+}
+
 /*
  * Pages of a tmpfs or memfd file that are pinned long-term (io_uring fixed
  * buffers, RDMA) are written without the file, also after the mapping they
  * were pinned through is gone.  Only shmem lets such pins write a file
  * (other filesystems need to track dirty pages, and GUP refuses them), and
- * F_SEAL_WRITE refuses them the same way (memfd_wait_for_pins()).  Called
- * under RCU.
+ * F_SEAL_WRITE refuses them the same way (memfd_wait_for_pins()).  A pin
+ * for writing needs a shared writable mapping first: the pages of a file
+ * never mapped so are not looked at, which spares the exec of every
+ * program on tmpfs a walk of its pages.  Called under RCU.
  */
-static bool has_pinned_pages(struct address_space *mapping)
+static bool has_pinned_pages(const struct inode *inode)
 {
-	XA_STATE(xas, &mapping->i_pages, 0);
+	XA_STATE(xas, &inode->i_mapping->i_pages, 0);
 	struct folio *folio;
 
-	if (!shmem_mapping(mapping))
+	/*
+	 * The flag was set before the mapping it was set for counted in
+	 * i_mmap_writable, which the caller has just read as 0: read it
+	 * after that count.
+	 */
+	smp_rmb();
+	if (!READ_ONCE(denywrite_inode(inode)->shared_write) ||
+	    !shmem_mapping(inode->i_mapping))
 		return false;
 	xas_for_each(&xas, folio, ULONG_MAX) {
 		if (xas_retry(&xas, folio) || xa_is_value(folio))
@@ -269,7 +293,7 @@ static bool has_writers(const struct inode *const inodes[2],
 		 * is never run.
 		 */
 		if (mapping_writably_mapped(inodes[i]->i_mapping) ||
-		    has_pinned_pages(inodes[i]->i_mapping))
+		    has_pinned_pages(inodes[i]))
 			return true;
 		if (writers == DENYWRITE_WRITERS_CHECK &&
 		    inode_is_open_for_write(inodes[i]))
@@ -507,6 +531,19 @@ bool denywrite_file_held(struct file *file, bool settled)
 	unsigned long *flags = hold_find(file);
 
 	return flags && !(settled && test_bit(HOLD_PENDING, flags));
+}
+
+/**
+ * denywrite_file_pending - is @file held by a mapping not confirmed yet?
+ * @file: the file
+ *
+ * Return: true if @file's hold waits for the mapping that took it.
+ */
+bool denywrite_file_pending(struct file *file)
+{
+	unsigned long *flags = hold_find(file);
+
+	return flags && test_bit(HOLD_PENDING, flags);
 }
 
 /*

@@ -28,6 +28,9 @@
  * @marks: number of files of this inode marked by
  *         denywrite_file_mark_audited(), so that releasing any other file
  *         needs no lookup
+ * @shared_write: set for good once a tmpfs or memfd file (shmem) was
+ *                mapped shared writable: long-term pins of its pages are
+ *                looked for only then (see has_pinned_pages())
  * @slot: the hold of one file of this inode, recorded here rather than in
  *        the holds table: the file pointer, with the hold's flags in its
  *        low bits, or 0.  Nearly every held inode is held by one file at
@@ -40,6 +43,7 @@ struct denywrite_inode {
 	atomic_t holders;
 	atomic_t claims;
 	atomic_t marks;
+	bool shared_write;
 	unsigned long slot;
 };
 
@@ -168,6 +172,8 @@ struct denywrite_pending {
 int denywrite_file_protect(struct file *file, enum denywrite_writers writers,
 			   unsigned int hold);
 bool denywrite_file_held(struct file *file, bool settled);
+bool denywrite_file_pending(struct file *file);
+void denywrite_shared_write(struct file *file);
 void denywrite_mapping_begin(struct denywrite_pending *pending,
 			     struct file *file);
 void denywrite_mapping_end(struct denywrite_pending *pending, bool mapped);
