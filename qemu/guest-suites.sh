@@ -179,13 +179,17 @@ table_rows() {
 	printf '%s\n' "$1" | grep -v '^[[:space:]]*$'
 }
 
-# run_table TABLE [SETUP [TEARDOWN]]: PLAN from the number of rows, then
-# one line a row.  If SETUP fails, every row FAILs without running.
-# Returns 1 if a check failed.
+# run_table TABLE [SETUP [TEARDOWN]]: PLAN from the number of rows (and
+# one more check with a TEARDOWN), then one line a row.  If SETUP fails,
+# every row FAILs without running.  TEARDOWN (which puts back what SETUP
+# changed: the policy, mounts) runs after the rows, whatever happened, and
+# is a check of its own, TEARDOWN_succeeded: a failed restore fails this
+# group, not the next one.  Returns 1 if a check failed.
 run_table() {
 	# The rows' "set --" replaces $1..., so keep the arguments first.
 	setup=${2:-} teardown=${3:-}
 	n=$(($(table_rows "$1" | wc -l)))
+	[ -n "$teardown" ] && n=$((n + 1))
 	echo "PLAN ${DWTEST_GROUP:?run shell groups through dwrun} $n"
 	table_failed=0
 	setup_err=
@@ -206,7 +210,11 @@ run_table() {
 		verdict "$name" "$got" "$want"
 	done </tmp/table.$$
 	rm -f /tmp/table.$$
-	[ -n "$teardown" ] && "$teardown" >&2 </dev/null
+	if [ -n "$teardown" ]; then
+		"$teardown" >&2 </dev/null
+		rc=$?
+		verdict "${teardown}_succeeded" "exit $rc" "exit 0"
+	fi
 	return $table_failed
 }
 
@@ -299,20 +307,26 @@ prog_write_counted() {
 	p=/tmp/dwboot/prog
 	rm -rf /tmp/dwboot
 	if [ -n "${1:-}" ] && ! echo "$1" >$sfs/mode; then
-		echo "setup: mode $1"
+		got="setup: mode $1"
 	elif [ -n "${2:-}" ] && ! printf '%s\n' "$2" >$sfs/rules; then
-		echo "setup: rules $2"
+		got="setup: rules $2"
 	elif ! { mkdir -p /tmp/dwboot && cp $bin/sleeper $p; }; then
-		echo "setup: cp $bin/sleeper $p"
+		got="setup: cp $bin/sleeper $p"
 	else
 		w=$(stat_value denied_write) a=$(stat_value audited)
 		got=$(exec_then_write $p $p)
-		echo "$got write+$(($(stat_value denied_write) - w))" \
-			"audited+$(($(stat_value audited) - a))"
+		got="$got write+$(($(stat_value denied_write) - w))"
+		got="$got audited+$(($(stat_value audited) - a))"
 	fi
-	echo "$old_mode" >$sfs/mode
-	printf '%s\n' "$old_rules" >$sfs/rules
+	# A probe that could not put the policy back is a failed check.
+	if ! echo "$old_mode" >$sfs/mode ||
+		! printf '%s\n' "$old_rules" >$sfs/rules ||
+		[ "$(cat $sfs/mode)" != "$old_mode" ] ||
+		[ "$(cat $sfs/rules)" != "$old_rules" ]; then
+		got="${got:+$got, }restore failed: mode $(cat $sfs/mode), rules $(cat $sfs/rules | tr '\n' ';')"
+	fi
 	rm -rf /tmp/dwboot
+	echo "$got"
 }
 
 # setexe_start FILE: run setexe FILE in the background ($setexe_pid) and
@@ -404,10 +418,12 @@ paths_setup() {
 		denywritectl clear && denywritectl add --exec $d/bin
 }
 
-paths_teardown() {
-	umount /mnt/dwp-bind
-	denywritectl load /tmp/dwp.policy
-	rm -rf $d /tmp/dwp.policy
+paths_teardown() {	# every step, whichever fails; fails if one did
+	rc=0
+	umount /mnt/dwp-bind || rc=1
+	denywritectl load -q --allow-empty /tmp/dwp.policy || rc=1
+	rm -rf $d /tmp/dwp.policy || rc=1
+	return $rc
 }
 
 group_paths() { group_checks paths paths_setup paths_teardown; }
@@ -435,11 +451,14 @@ policy_reads() {
 	done
 	kill $writer
 	wait $writer 2>/dev/null
-	denywritectl load $a/saved >&2
+	restored=yes
+	denywritectl load -q --allow-empty $a/saved >&2 || restored=no
 	rm -rf $a
 	printf 'STAT %s reads_old %s\nSTAT %s reads_new %s\n' \
 		"$DWTEST_GROUP" $na "$DWTEST_GROUP" $nb >&3
-	if [ $bad = 0 ] && [ $na -gt 0 ] && [ $nb -gt 0 ]; then
+	if [ $restored = no ]; then
+		echo "the policy found at the start could not be loaded back"
+	elif [ $bad = 0 ] && [ $na -gt 0 ] && [ $nb -gt 0 ]; then
 		echo whole
 	else
 		echo "$bad mixed, $na old, $nb new reads"

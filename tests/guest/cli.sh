@@ -110,8 +110,10 @@ start_copy() {
 
 stat_value() { "$DWC" stats | sed -n "s/^$1 //p"; }
 
-# Back to the state found at the start, after every test.
+# Back to the state found at the start, after every test: 0, or 1 with
+# $reset_why saying what could not be put back.
 reset() {
+	reset_why=
 	for p in $pids; do
 		kill "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
@@ -120,20 +122,28 @@ reset() {
 	umount "$T/e" 2>/dev/null
 	umount "$T/m" 2>/dev/null
 	grep -q ' /sys/kernel/security securityfs ' /proc/mounts ||
-		mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
-	"$DWC" load -q --allow-empty "$T/orig.policy" >/dev/null 2>&1
-	"$DWC" mode "$orig_mode" >/dev/null 2>&1
+		mount -t securityfs securityfs /sys/kernel/security 2>/dev/null ||
+		reset_why="securityfs cannot be mounted again"
+	"$DWC" load -q --allow-empty "$T/orig.policy" >/dev/null 2>&1 ||
+		reset_why="${reset_why:+$reset_why; }the policy cannot be loaded back"
+	"$DWC" mode "$orig_mode" >/dev/null 2>&1 ||
+		reset_why="${reset_why:+$reset_why; }mode $orig_mode cannot be set back"
+	[ -z "$reset_why" ]
 }
 
+# t NAME: run test_NAME, then reset; a test after which the state found
+# at the start cannot be put back fails (not the next one).
 t() {
 	why=
-	if "test_$1"; then
+	"test_$1"
+	ok=$?
+	reset || { ok=1; why="${why:+$why; }after the test: $reset_why"; }
+	if [ $ok = 0 ]; then
 		echo "PASS $1"
 	else
 		echo "FAIL $1: $(printf '%s' "${why:-failed}" | tr '\n' ' ')"
 		failed=1
 	fi
-	reset
 }
 
 # --- read-only commands --------------------------------------------------
