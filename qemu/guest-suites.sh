@@ -31,8 +31,8 @@ self=/tests/guest-suites.sh
 suite_lsm='
 boot      60   group_checks boot_lsm
 dwtest    600  /tests/bin/dwtest --kernel lsm
-dwtest-ext4     900  group_dwtest_on ext4
-dwtest-overlay  900  group_dwtest_on overlay
+dwtest-ext4     900  group_dwtest_on lsm ext4
+dwtest-overlay  900  group_dwtest_on lsm overlay
 prctl     60   group_prctl 26 enforce protect
 paths     120  group_paths
 atomic    300  group_atomic_reads
@@ -53,8 +53,8 @@ suite_selftests='
 selftests 600  group_selftests
 '
 suite_fs='
-dwtest-ext4     900  group_dwtest_on ext4
-dwtest-overlay  900  group_dwtest_on overlay
+dwtest-ext4     900  group_dwtest_on lsm ext4
+dwtest-overlay  900  group_dwtest_on lsm overlay
 '
 suite_params='
 params    60   group_checks params
@@ -71,8 +71,12 @@ removed   60   group_checks removed
 dwtest    300  /tests/bin/dwtest --kernel removed
 prctl     60   group_prctl 13 removed protect
 '
+# The stock kernel runs the matrix on the same filesystems as suite lsm,
+# so that the report compares classic mode with it on each of them.
 suite_stock='
 dwtest    300  /tests/bin/dwtest --kernel stock
+dwtest-ext4     300  group_dwtest_on stock ext4
+dwtest-overlay  300  group_dwtest_on stock overlay
 prctl     60   group_prctl 13 stock protect
 stress    300  /tests/bin/stress --kernel stock
 '
@@ -565,7 +569,8 @@ group_selftests() {
 }
 
 # ---- the matrix on other filesystems -----------------------------------------
-# group_dwtest_on FS: the scenario matrix (dwtest --fs FS), in a mount
+# group_dwtest_on KERNEL FS: the scenario matrix (dwtest --kernel KERNEL
+# --fs FS: lsm, or stock for the classic kernel's outcomes), in a mount
 # namespace of its own where /tmp and /usr/lib are bound to the trees of
 # the guest's disk (scripts/mkfsimage.sh): for ext4 its /ext4 tree; for
 # overlay, an overlayfs whose lower layer is its /lower tree (read-only)
@@ -577,11 +582,12 @@ group_selftests() {
 fs_disk=/dev/vda
 fs_mnt=/mnt/dwfs
 
-group_dwtest_on() {	# group_dwtest_on FS [DWTEST-ARGS...]
+group_dwtest_on() {	# group_dwtest_on KERNEL FS [DWTEST-ARGS...]
 	# $0 of that shell is not this file's name: sourcing it runs no group.
 	# shellcheck disable=SC2016 # expanded by the shell in the namespace
-	exec unshare -m sh -c '. '$self' && mount_$1 && fs=$1 && shift &&
-		exec '$bin'/dwtest --kernel lsm --fs "$fs" "$@"' dwtest_on "$@"
+	exec unshare -m sh -c '. '$self' && mount_$2 && kernel=$1 fs=$2 &&
+		shift 2 && exec '$bin'/dwtest --kernel "$kernel" --fs "$fs" "$@"' \
+		dwtest_on "$@"
 }
 
 bind_tmp_usrlib() {	# bind_tmp_usrlib DIR: DIR/tmp on /tmp, DIR/usr/lib on /usr/lib
