@@ -39,7 +39,7 @@ atomic    300  group_atomic_reads
 nosfs     60   group_cli_without_securityfs
 cli       300  sh /tests/cli.sh
 coverage  300  /tests/bin/coverage
-sfs       300  /tests/bin/sfstest
+sfs       300  group_sfstest
 walkstorm 300  /tests/bin/walkstorm
 selftests 600  group_selftests
 promises  300  /tests/bin/promises
@@ -540,6 +540,16 @@ kmemleak_leaks() {	# the number of suspected leaks (dumped on the console)
 	n=$(printf '%s\n' "$out" | grep -c '^unreferenced object')
 	[ "$n" != 0 ] && printf '%s\n' "$out" >/dev/console
 	echo "$n"
+}
+
+# ---- the securityfs interface -------------------------------------------------
+# sfstest, its fuzz loop from the seed dwseed= on the kernel command line
+# (scripts/test.sh: DW_FUZZ_SEED, default 1), so that every make test runs
+# the same inputs unless told otherwise; sfstest prints it (STAT sfs
+# fuzz_seed) and how to replay a failure.
+group_sfstest() {
+	seed=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^dwseed=\([0-9]*\)$/\1/p')
+	exec $bin/sfstest --seed "${seed:-1}"
 }
 
 # ---- the selftests of the series ---------------------------------------------
