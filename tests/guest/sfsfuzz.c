@@ -252,17 +252,19 @@ static void limit_input(struct rng *r, struct buf *b)
 	}
 }
 
-static void make_input(struct rng *r, enum tid t, const struct text *rules,
+/* An input for t; true if it is one of the limit inputs. */
+static bool make_input(struct rng *r, enum tid t, const struct text *rules,
 		       struct buf *b)
 {
 	if (t == T_RULES && below(r, 100) < LIMITS_PERCENT) {
 		limit_input(r, b);
-		return;
+		return true;
 	}
 	base_input(r, t, rules, b);
 	if (below(r, 10) < 6)
 		for (size_t n = below(r, 4) + 1; n; n--)
 			mutate(r, b);
+	return false;
 }
 
 static enum tid pick_target(struct rng *r)
@@ -315,6 +317,7 @@ static void print_tally(const struct tally *s)
 	stat_line("fuzz_inputs", s->inputs);
 	stat_line("fuzz_ok", s->ok);
 	stat_line("fuzz_renames", s->renames);
+	stat_line("fuzz_limit_inputs", s->limit_inputs);
 	stat_line("fuzz_answers_counts_not_predicted", s->partial_answers);
 	for (int e = 1; e < 256; e++)
 		if (s->per_errno[e]) {
@@ -433,7 +436,7 @@ static int fuzz_one(struct rng *r, struct model *m, struct tally *s,
 		bad = first_diff("before the input, rules", before.rules.p,
 				 before.rules.len, expect, len);
 	free(expect);
-	make_input(r, t, &before.rules, &b);
+	s->limit_inputs += make_input(r, t, &before.rules, &b);
 	model_write(m, t, b.p, b.len, &p);
 	err = bad ? 0 : fuzz_write(t, &b, &answer);
 	s->inputs++;

@@ -27,7 +27,8 @@
  *   name it is; ENOENT if none;
  * - the rules file prints "SCOPE[,ignore-writers] NAME\n", NAME with its
  *   control characters, backslashes and a last space as \ooo;
- * - query: the path as written (no escapes), looked up; the answer
+ * - query: the path as written (no escapes), looked up (the empty path:
+ *   the working directory, see model_query()); the answer
  *   "protected P\nholders H\nwriters W\nexec-rule R\nlib-rule R\n", each
  *   R the rule that covers the object for that scope (the rule on the
  *   nearest of the object and its parents, in the filesystem and then
@@ -686,6 +687,11 @@ static int model_query(const struct model *m, const char *d, size_t len,
 
 	memcpy(path, d, len);
 	path[len] = '\0';
+	/* Not documented, and unlike open(""), which is ENOENT: query looks
+	 * the empty path up as the writer's working directory (kern_path()
+	 * takes "" so; seen with seed 1, input 257, and reported). */
+	if (!len)
+		snprintf(path, sizeof(path), ".");
 	err = resolve(path, &f);
 	if (err)
 		return err;
