@@ -30,6 +30,7 @@ self=/tests/guest-suites.sh
 
 suite_lsm='
 boot      60   group_checks boot_lsm
+golden    120  /tests/bin/golden --compare /tests/golden
 dwtest    600  /tests/bin/dwtest --kernel lsm
 dwtest-ext4     900  group_dwtest_on lsm ext4
 dwtest-overlay  900  group_dwtest_on lsm overlay
@@ -80,7 +81,12 @@ dwtest-overlay  300  group_dwtest_on stock overlay
 prctl     60   group_prctl 13 stock protect
 stress    300  /tests/bin/stress --kernel stock
 '
-no_kmemleak='stock'
+# make golden (scripts/golden.sh): the capture of tests/golden/, on a
+# kernel just booted (golden counts from the boot), not a test.
+suite_golden='
+golden    120  /tests/bin/golden --capture
+'
+no_kmemleak='stock golden'
 kmemleak_row='kmemleak  300  group_checks kmemleak'
 
 # Checks that may print SKIP, per suite (one name a line): only for a
