@@ -38,7 +38,7 @@ esac
 if [ "$what" = all ]; then
 	steps="cli_static_analysis_is_clean patched_kernel_builds
 		checkpatch_strict_is_clean tree_has_2021_map_denywrite_removal
-		kerneldoc_is_clean stock_kernel_builds"
+		kerneldoc_is_clean docs_lint_is_clean stock_kernel_builds"
 	host_suites="report host steps"
 	guest_suites="lsm params params_off default_lsm removed stock"
 	# Only this run's results: start from an empty directory.
@@ -121,6 +121,7 @@ if [ "$what" = all ]; then
 		step checkpatch_strict_is_clean scripts/checkpatch.sh build/linux
 		step tree_has_2021_map_denywrite_removal scripts/check-2021-series.sh build/linux
 		step kerneldoc_is_clean kerneldoc
+		step docs_lint_is_clean scripts/check-docs.sh build/linux
 		echo "== booting the patched kernel (fuzz seed $seed; DW_FUZZ_SEED=N varies it)"
 		boot lsm "$bz" "lsm=capability,denywrite dwseed=$seed"
 		boot params "$bz" "lsm=capability,denywrite denywrite.mode=audit denywrite.default=none"
@@ -128,7 +129,7 @@ if [ "$what" = all ]; then
 		boot default_lsm "$bz" ""
 		boot removed "$bz" "lsm=capability"
 	else
-		for s in checkpatch_strict_is_clean tree_has_2021_map_denywrite_removal kerneldoc_is_clean; do
+		for s in checkpatch_strict_is_clean tree_has_2021_map_denywrite_removal kerneldoc_is_clean docs_lint_is_clean; do
 			skip_step $s "the patched kernel did not build"
 		done
 	fi

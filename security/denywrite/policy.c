@@ -954,6 +954,11 @@ int denywrite_policy_unmount(struct super_block *sb,
 		gone_add_locked(rule);
 		removed++;
 	}
+	/* A change published before we took the lock may have none left. */
+	if (!removed) {
+		mutex_unlock(&denywrite_policy_mutex);
+		return 0;
+	}
 	policy = policy_copy_except(old, 0, NULL);
 	if (!IS_ERR(policy) && !denywrite_policy_finish(policy)) {
 		policy_swap_locked(policy, ch);
