@@ -23,7 +23,7 @@ export QEMU_ACCEL ?= tcg
 .PHONY: all deps kernel kernel-stock cli install deb headers guest-progs bench-progs \
 	initramfs run test test-stock check-host checkpatch series check-series \
 	bench bench-patched clean \
-	kernel-debian debian-vm test-debian run-debian
+	kernel-debian debian-vm test-debian run-debian golden
 
 all: kernel initramfs
 
@@ -104,6 +104,12 @@ run: kernel initramfs
 
 test: deps
 	@scripts/test.sh all
+
+# The securityfs files' real output, captured in the guest into
+# tests/golden/ (tests/golden/README.md): after a change of their format,
+# review "git diff tests/golden" and commit it with the change.
+golden: kernel initramfs
+	@scripts/golden.sh
 
 test-stock: deps
 	@scripts/test.sh stock

@@ -30,16 +30,17 @@ self=/tests/guest-suites.sh
 
 suite_lsm='
 boot      60   group_checks boot_lsm
+golden    120  /tests/bin/golden --compare /tests/golden
 dwtest    600  /tests/bin/dwtest --kernel lsm
-dwtest-ext4     900  group_dwtest_on ext4
-dwtest-overlay  900  group_dwtest_on overlay
+dwtest-ext4     900  group_dwtest_on lsm ext4
+dwtest-overlay  900  group_dwtest_on lsm overlay
 prctl     60   group_prctl 26 enforce protect
 paths     120  group_paths
 atomic    300  group_atomic_reads
 nosfs     60   group_cli_without_securityfs
 cli       300  sh /tests/cli.sh
 coverage  300  /tests/bin/coverage
-sfs       300  /tests/bin/sfstest
+sfs       300  group_sfstest
 walkstorm 300  /tests/bin/walkstorm
 selftests 600  group_selftests
 lsm-selftests 120  group_lsm_selftests
@@ -55,8 +56,8 @@ selftests 600  group_selftests
 lsm-selftests 120  group_lsm_selftests
 '
 suite_fs='
-dwtest-ext4     900  group_dwtest_on ext4
-dwtest-overlay  900  group_dwtest_on overlay
+dwtest-ext4     900  group_dwtest_on lsm ext4
+dwtest-overlay  900  group_dwtest_on lsm overlay
 '
 suite_params='
 params    60   group_checks params
@@ -73,12 +74,21 @@ removed   60   group_checks removed
 dwtest    300  /tests/bin/dwtest --kernel removed
 prctl     60   group_prctl 13 removed protect
 '
+# The stock kernel runs the matrix on the same filesystems as suite lsm,
+# so that the report compares classic mode with it on each of them.
 suite_stock='
 dwtest    300  /tests/bin/dwtest --kernel stock
+dwtest-ext4     300  group_dwtest_on stock ext4
+dwtest-overlay  300  group_dwtest_on stock overlay
 prctl     60   group_prctl 13 stock protect
 stress    300  /tests/bin/stress --kernel stock
 '
-no_kmemleak='stock'
+# make golden (scripts/golden.sh): the capture of tests/golden/, on a
+# kernel just booted (golden counts from the boot), not a test.
+suite_golden='
+golden    120  /tests/bin/golden --capture
+'
+no_kmemleak='stock golden'
 kmemleak_row='kmemleak  300  group_checks kmemleak'
 
 # Checks that may print SKIP, per suite (one name a line): only for a
@@ -181,13 +191,17 @@ table_rows() {
 	printf '%s\n' "$1" | grep -v '^[[:space:]]*$'
 }
 
-# run_table TABLE [SETUP [TEARDOWN]]: PLAN from the number of rows, then
-# one line a row.  If SETUP fails, every row FAILs without running.
-# Returns 1 if a check failed.
+# run_table TABLE [SETUP [TEARDOWN]]: PLAN from the number of rows (and
+# one more check with a TEARDOWN), then one line a row.  If SETUP fails,
+# every row FAILs without running.  TEARDOWN (which puts back what SETUP
+# changed: the policy, mounts) runs after the rows, whatever happened, and
+# is a check of its own, TEARDOWN_succeeded: a failed restore fails this
+# group, not the next one.  Returns 1 if a check failed.
 run_table() {
 	# The rows' "set --" replaces $1..., so keep the arguments first.
 	setup=${2:-} teardown=${3:-}
 	n=$(($(table_rows "$1" | wc -l)))
+	[ -n "$teardown" ] && n=$((n + 1))
 	echo "PLAN ${DWTEST_GROUP:?run shell groups through dwrun} $n"
 	table_failed=0
 	setup_err=
@@ -208,7 +222,11 @@ run_table() {
 		verdict "$name" "$got" "$want"
 	done </tmp/table.$$
 	rm -f /tmp/table.$$
-	[ -n "$teardown" ] && "$teardown" >&2 </dev/null
+	if [ -n "$teardown" ]; then
+		"$teardown" >&2 </dev/null
+		rc=$?
+		verdict "${teardown}_succeeded" "exit $rc" "exit 0"
+	fi
 	return $table_failed
 }
 
@@ -301,20 +319,26 @@ prog_write_counted() {
 	p=/tmp/dwboot/prog
 	rm -rf /tmp/dwboot
 	if [ -n "${1:-}" ] && ! echo "$1" >$sfs/mode; then
-		echo "setup: mode $1"
+		got="setup: mode $1"
 	elif [ -n "${2:-}" ] && ! printf '%s\n' "$2" >$sfs/rules; then
-		echo "setup: rules $2"
+		got="setup: rules $2"
 	elif ! { mkdir -p /tmp/dwboot && cp $bin/sleeper $p; }; then
-		echo "setup: cp $bin/sleeper $p"
+		got="setup: cp $bin/sleeper $p"
 	else
 		w=$(stat_value denied_write) a=$(stat_value audited)
 		got=$(exec_then_write $p $p)
-		echo "$got write+$(($(stat_value denied_write) - w))" \
-			"audited+$(($(stat_value audited) - a))"
+		got="$got write+$(($(stat_value denied_write) - w))"
+		got="$got audited+$(($(stat_value audited) - a))"
 	fi
-	echo "$old_mode" >$sfs/mode
-	printf '%s\n' "$old_rules" >$sfs/rules
+	# A probe that could not put the policy back is a failed check.
+	if ! echo "$old_mode" >$sfs/mode ||
+		! printf '%s\n' "$old_rules" >$sfs/rules ||
+		[ "$(cat $sfs/mode)" != "$old_mode" ] ||
+		[ "$(cat $sfs/rules)" != "$old_rules" ]; then
+		got="${got:+$got, }restore failed: mode $(cat $sfs/mode), rules $(cat $sfs/rules | tr '\n' ';')"
+	fi
 	rm -rf /tmp/dwboot
+	echo "$got"
 }
 
 # setexe_start FILE: run setexe FILE in the background ($setexe_pid) and
@@ -406,10 +430,12 @@ paths_setup() {
 		denywritectl clear && denywritectl add --exec $d/bin
 }
 
-paths_teardown() {
-	umount /mnt/dwp-bind
-	denywritectl load /tmp/dwp.policy
-	rm -rf $d /tmp/dwp.policy
+paths_teardown() {	# every step, whichever fails; fails if one did
+	rc=0
+	umount /mnt/dwp-bind || rc=1
+	denywritectl load -q --allow-empty /tmp/dwp.policy || rc=1
+	rm -rf $d /tmp/dwp.policy || rc=1
+	return $rc
 }
 
 group_paths() { group_checks paths paths_setup paths_teardown; }
@@ -437,11 +463,14 @@ policy_reads() {
 	done
 	kill $writer
 	wait $writer 2>/dev/null
-	denywritectl load $a/saved >&2
+	restored=yes
+	denywritectl load -q --allow-empty $a/saved >&2 || restored=no
 	rm -rf $a
 	printf 'STAT %s reads_old %s\nSTAT %s reads_new %s\n' \
 		"$DWTEST_GROUP" $na "$DWTEST_GROUP" $nb >&3
-	if [ $bad = 0 ] && [ $na -gt 0 ] && [ $nb -gt 0 ]; then
+	if [ $restored = no ]; then
+		echo "the policy found at the start could not be loaded back"
+	elif [ $bad = 0 ] && [ $na -gt 0 ] && [ $nb -gt 0 ]; then
 		echo whole
 	else
 		echo "$bad mixed, $na old, $nb new reads"
@@ -521,6 +550,16 @@ kmemleak_leaks() {	# the number of suspected leaks (dumped on the console)
 	echo "$n"
 }
 
+# ---- the securityfs interface -------------------------------------------------
+# sfstest, its fuzz loop from the seed dwseed= on the kernel command line
+# (scripts/test.sh: DW_FUZZ_SEED, default 1), so that every make test runs
+# the same inputs unless told otherwise; sfstest prints it (STAT sfs
+# fuzz_seed) and how to replay a failure.
+group_sfstest() {
+	seed=$(tr ' ' '\n' </proc/cmdline | sed -n 's/^dwseed=\([0-9]*\)$/\1/p')
+	exec $bin/sfstest --seed "${seed:-1}"
+}
+
 # ---- the selftests of the series ---------------------------------------------
 # tools/testing/selftests/denywrite (tests/selftests/), on a copy of the ext4
 # image.  Their TAP becomes the results protocol: the plan "1..N" the PLAN
@@ -564,7 +603,8 @@ group_lsm_selftests() {
 }
 
 # ---- the matrix on other filesystems -----------------------------------------
-# group_dwtest_on FS: the scenario matrix (dwtest --fs FS), in a mount
+# group_dwtest_on KERNEL FS: the scenario matrix (dwtest --kernel KERNEL
+# --fs FS: lsm, or stock for the classic kernel's outcomes), in a mount
 # namespace of its own where /tmp and /usr/lib are bound to the trees of
 # the guest's disk (scripts/mkfsimage.sh): for ext4 its /ext4 tree; for
 # overlay, an overlayfs whose lower layer is its /lower tree (read-only)
@@ -576,11 +616,12 @@ group_lsm_selftests() {
 fs_disk=/dev/vda
 fs_mnt=/mnt/dwfs
 
-group_dwtest_on() {	# group_dwtest_on FS [DWTEST-ARGS...]
+group_dwtest_on() {	# group_dwtest_on KERNEL FS [DWTEST-ARGS...]
 	# $0 of that shell is not this file's name: sourcing it runs no group.
 	# shellcheck disable=SC2016 # expanded by the shell in the namespace
-	exec unshare -m sh -c '. '$self' && mount_$1 && fs=$1 && shift &&
-		exec '$bin'/dwtest --kernel lsm --fs "$fs" "$@"' dwtest_on "$@"
+	exec unshare -m sh -c '. '$self' && mount_$2 && kernel=$1 fs=$2 &&
+		shift 2 && exec '$bin'/dwtest --kernel "$kernel" --fs "$fs" "$@"' \
+		dwtest_on "$@"
 }
 
 bind_tmp_usrlib() {	# bind_tmp_usrlib DIR: DIR/tmp on /tmp, DIR/usr/lib on /usr/lib

@@ -559,12 +559,20 @@ def main_report(args):
         shown = [lsm_shown] + shown
     stock = by_name.get("stock")
     if stock and stock.counted and "lsm" in by_name and by_name["lsm"].counted:
-        # Mode enforce with "exec /" is the classic behaviour.
-        lsm = by_name["lsm"].group("dwtest")
-        classic = {k[2]: v for k, v in lsm.matrix.items()
-                   if k[0] == "exec /" and k[1] == "enforce"}
-        row = compare_with_stock(t, "classic", classic, stock.group("dwtest"))
-        table.append(("compare", list(row[1:6]) + ["", ""], []))
+        # Mode enforce with "exec /" is the classic behaviour, on each
+        # filesystem the lsm suite ran the matrix on: the stock suite must
+        # have run it there too (its group of the same name).
+        for gname, fs in (("dwtest", ""), ("dwtest-ext4", "ext4"),
+                          ("dwtest-overlay", "overlay")):
+            if gname != "dwtest" and gname not in by_name["lsm"].groups:
+                continue
+            lsm = by_name["lsm"].group(gname)
+            classic = {k[2]: v for k, v in lsm.matrix.items()
+                       if k[0] == "exec /" and k[1] == "enforce"}
+            label = f"classic_on_{fs}" if fs else "classic"
+            row = compare_with_stock(t, label, classic, stock.group(gname))
+            table.append((f"compare-{fs}" if fs else "compare",
+                          list(row[1:6]) + ["", ""], []))
     if stock and stock.counted and "removed" in by_name and by_name["removed"].counted:
         # Without denywrite, exec keeps the stock kernel's own denial.
         removed = {k[2]: v for k, v in

@@ -27,6 +27,12 @@ initrd=build/initramfs.cpio.gz
 fsimage=build/dwfs.img
 start=$(date +%s)
 runid="$start-$$"
+# The securityfs fuzzer's seed (group sfs of suite lsm): the same inputs
+# in every run unless DW_FUZZ_SEED says otherwise.
+seed=${DW_FUZZ_SEED:-1}
+case $seed in
+''|*[!0-9]*) echo "test.sh: DW_FUZZ_SEED must be a number, not '$seed'" >&2; exit 2 ;;
+esac
 
 # The host-side steps, declared before any runs (PLAN steps N).
 if [ "$what" = all ]; then
@@ -116,8 +122,8 @@ if [ "$what" = all ]; then
 		step tree_has_2021_map_denywrite_removal scripts/check-2021-series.sh build/linux
 		step kerneldoc_is_clean kerneldoc
 		step docs_lint_is_clean scripts/check-docs.sh build/linux
-		echo "== booting the patched kernel"
-		boot lsm "$bz" "lsm=capability,denywrite"
+		echo "== booting the patched kernel (fuzz seed $seed; DW_FUZZ_SEED=N varies it)"
+		boot lsm "$bz" "lsm=capability,denywrite dwseed=$seed"
 		boot params "$bz" "lsm=capability,denywrite denywrite.mode=audit denywrite.default=none"
 		boot params_off "$bz" "lsm=capability,denywrite denywrite.mode=off denywrite.default=classic"
 		boot default_lsm "$bz" ""

@@ -5,7 +5,8 @@
 #
 # Runs inside the QEMU guest as root (busybox sh), booted with
 # lsm=...,denywrite.  Needs /usr/sbin/denywritectl and, in /tests/bin,
-# runas, sleeper and dynsleep (linked against /usr/lib/libdwtest.so).
+# runas, sleeper, dynsleep (linked against /usr/lib/libdwtest.so) and
+# jsonget (a strict JSON parser: every JSON output is parsed whole).
 # Prints "PLAN cli N" first (N from the TESTS list below, plus the final
 # cli_restores_the_policy), then one line a test, "PASS <name>" or
 # "FAIL <name>: <reason>", and nothing else on stdout; exits 1 if a test
@@ -66,21 +67,27 @@ has_line() {
 	return 1
 }
 
-# json_ok TEXT: TEXT is one JSON object on one line.
+# json_ok TEXT: TEXT is one line, and that line one JSON object, parsed
+# whole by jsonget (strict RFC 8259: nothing after it, no key twice).
 json_ok() {
 	case $1 in
 	*"
 "*)
 		why="more than one line: $1"
 		return 1 ;;
-	'{'*'}') ;;
-	*)
-		why="not a JSON object: $1"
-		return 1 ;;
 	esac
-	command -v jq >/dev/null 2>&1 || return 0
-	printf '%s\n' "$1" | jq -e 'type == "object"' >/dev/null 2>&1 && return 0
-	why="jq does not parse: $1"
+	got=$(printf '%s\n' "$1" | "$BIN/jsonget" -t . 2>&1)
+	[ "$got" = object ] && return 0
+	why="not one JSON object ($got): $1"
+	return 1
+}
+
+# json_is TEXT PATH WANT: the value at PATH of the JSON document TEXT (a
+# string unescaped, any other value as written) is WANT.
+json_is() {
+	got=$(printf '%s\n' "$1" | "$BIN/jsonget" "$2" 2>&1)
+	[ "$got" = "$3" ] && return 0
+	why="JSON $2 is '$got', want '$3' in: $1"
 	return 1
 }
 
@@ -110,8 +117,10 @@ start_copy() {
 
 stat_value() { "$DWC" stats | sed -n "s/^$1 //p"; }
 
-# Back to the state found at the start, after every test.
+# Back to the state found at the start, after every test: 0, or 1 with
+# $reset_why saying what could not be put back.
 reset() {
+	reset_why=
 	for p in $pids; do
 		kill "$p" 2>/dev/null
 		wait "$p" 2>/dev/null
@@ -120,20 +129,28 @@ reset() {
 	umount "$T/e" 2>/dev/null
 	umount "$T/m" 2>/dev/null
 	grep -q ' /sys/kernel/security securityfs ' /proc/mounts ||
-		mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
-	"$DWC" load -q --allow-empty "$T/orig.policy" >/dev/null 2>&1
-	"$DWC" mode "$orig_mode" >/dev/null 2>&1
+		mount -t securityfs securityfs /sys/kernel/security 2>/dev/null ||
+		reset_why="securityfs cannot be mounted again"
+	"$DWC" load -q --allow-empty "$T/orig.policy" >/dev/null 2>&1 ||
+		reset_why="${reset_why:+$reset_why; }the policy cannot be loaded back"
+	"$DWC" mode "$orig_mode" >/dev/null 2>&1 ||
+		reset_why="${reset_why:+$reset_why; }mode $orig_mode cannot be set back"
+	[ -z "$reset_why" ]
 }
 
+# t NAME: run test_NAME, then reset; a test after which the state found
+# at the start cannot be put back fails (not the next one).
 t() {
 	why=
-	if "test_$1"; then
+	"test_$1"
+	ok=$?
+	reset || { ok=1; why="${why:+$why; }after the test: $reset_why"; }
+	if [ $ok = 0 ]; then
 		echo "PASS $1"
 	else
 		echo "FAIL $1: $(printf '%s' "${why:-failed}" | tr '\n' ' ')"
 		failed=1
 	fi
-	reset
 }
 
 # --- read-only commands --------------------------------------------------
@@ -156,12 +173,24 @@ test_status_reports_active_and_mode() {
 	has_line "rules:     $rules"
 }
 
-test_status_counts_a_running_file_as_protected() {
-	start_copy st-busy || return 1
+# The number status gives as protected (denywritectl itself, running,
+# is one of them).
+status_protected() {
 	run "$DWC" status
 	expect 0 "" || return 1
 	n=$(sed -n 's/^protected: *\([0-9]*\) files*$/\1/p' "$T/.out")
-	[ "${n:-0}" -ge 1 ] || { why="protected '$n' in: $out"; return 1; }
+	[ -n "$n" ] || { why="no protected line in: $out"; return 1; }
+}
+
+# Nothing else starts or ends a program meanwhile: one more running
+# file is exactly one more protected file.
+test_status_counts_a_running_file_as_protected() {
+	status_protected || return 1
+	before=$n
+	start_copy st-busy || return 1
+	status_protected || return 1
+	[ "$n" = $((before + 1)) ] ||
+		{ why="protected $before before the program ran, $n while it runs"; return 1; }
 }
 
 test_save_prints_header_then_list() {
@@ -176,16 +205,48 @@ test_save_prints_header_then_list() {
 
 test_json_outputs_are_single_objects() {
 	echo data >"$T/idle"
-	for cmd in status list stats "why $T/idle"; do
+	for cmd in status list stats "why $T/idle" mode save; do
 		# shellcheck disable=SC2086
 		run "$DWC" --json $cmd
 		expect 0 "" || { why="$cmd: $why"; return 1; }
 		json_ok "$out" || { why="$cmd: $why"; return 1; }
 	done
+	# list: each rule of the kernel's rules file, in order.
 	run "$DWC" list -j
-	contains "$out" '{"rules":[{"scope":' || return 1
+	json_ok "$out" || return 1
+	list=$out
+	n=$(printf '%s\n' "$list" | "$BIN/jsonget" -n .rules)
+	[ "$n" = "$(grep -c . "$SFS/rules")" ] ||
+		{ why="$n rules in: $list; kernel: $(cat "$SFS/rules")"; return 1; }
+	i=0
+	while IFS=' ' read -r scope path; do
+		opt=false
+		case $scope in *,ignore-writers) opt=true scope=${scope%,*} ;; esac
+		json_is "$list" ".rules[$i].scope" "$scope" &&
+			json_is "$list" ".rules[$i].ignore_writers" "$opt" &&
+			json_is "$list" ".rules[$i].path" "$path" || return 1
+		i=$((i + 1))
+	done <"$SFS/rules"
+	json_is "$list" ".gone" "[]" || return 1
+	# stats: every counter of the kernel's stats file, as a number (but
+	# protected, which counts denywritectl itself while it runs).
 	run "$DWC" stats -j
-	contains "$out" '"denied_write":'
+	json_ok "$out" || return 1
+	stats=$out
+	n=$(printf '%s\n' "$stats" | "$BIN/jsonget" -n .)
+	[ "$n" = "$(grep -c . "$SFS/stats")" ] ||
+		{ why="$n members in: $stats; kernel: $(cat "$SFS/stats")"; return 1; }
+	while read -r key value; do
+		[ "$key" = protected ] && continue
+		json_is "$stats" ".$key" "$value" || return 1
+	done <"$SFS/stats"
+	run "$DWC" --json status
+	json_is "$out" .active true && json_is "$out" .mode "$orig_mode" &&
+		json_is "$out" .rules "$(grep -c . "$SFS/rules")" || return 1
+	run "$DWC" --json why "$T/idle"
+	json_is "$out" .path "$T/idle" && json_is "$out" .protected false &&
+		json_is "$out" .holders 0 && json_is "$out" .writers 0 &&
+		json_is "$out" .processes "[]"
 }
 
 # --- mode ------------------------------------------------------------------
@@ -444,9 +505,18 @@ test_log_reads_a_refused_write_from_the_kernel_log() {
 		n=$((n + 1))
 	done
 	[ "$n" -lt 5 ] || { why="no record of the write in: $out"; return 1; }
+	# JSON lines: each parsed whole; the record of the write among them.
 	run "$DWC" log --json --since "@$since"
-	contains "$out" "\"op\":\"write\",\"mode\":\"enforce\"" &&
-		contains "$out" "\"path\":\"$T/logged\""
+	expect 0 "" || return 1
+	types=$(printf '%s\n' "$out" | "$BIN/jsonget" -l -t . 2>&1) ||
+		{ why="log --json is not JSON lines ($types): $out"; return 1; }
+	[ -z "$(printf '%s\n' "$types" | grep -vx object)" ] ||
+		{ why="log --json lines that are no objects: $out"; return 1; }
+	printf '%s\n' "$out" | grep -F "\"path\":\"$T/logged\"" >"$T/rec" ||
+		{ why="no record of $T/logged in: $out"; return 1; }
+	rec=$(head -n 1 "$T/rec")
+	json_is "$rec" .op write && json_is "$rec" .mode enforce &&
+		json_is "$rec" .path "$T/logged"
 }
 
 # --- stats and why --------------------------------------------------------------
@@ -460,8 +530,9 @@ test_stats_count_a_denied_write() {
 	fi
 	contains "$(cat "$T/.err")" "Text file busy" || return 1
 	after=$(stat_value denied_write)
-	[ "${after:-0}" -gt "${before:-0}" ] ||
-		{ why="denied_write $before -> $after"; return 1; }
+	# One refused open, nothing else refused meanwhile: exactly one.
+	[ -n "$before" ] && [ "$after" = $((before + 1)) ] ||
+		{ why="denied_write $before -> $after, want one more"; return 1; }
 }
 
 test_why_explains_a_running_executable() {
@@ -475,9 +546,10 @@ test_why_explains_a_running_executable() {
 	run "$DWC" why --json "$T/run"
 	expect 0 "" || return 1
 	json_ok "$out" || return 1
-	contains "$out" "{\"path\":\"$T/run\"" || return 1
-	contains "$out" '"protected":true' || return 1
-	contains "$out" "{\"pid\":$pid,\"uid\":0,\"user\":\"root\",\"argv\":[\"$T/run\"],\"comm\":\"run\",\"holds\":[{\"how\":\"executing\"}]}"
+	json_is "$out" .path "$T/run" && json_is "$out" .protected true &&
+		json_is "$out" .holders 1 && json_is "$out" .writers 0 &&
+		json_is "$out" .exec_rule.path / || return 1
+	json_is "$out" .processes "[{\"pid\":$pid,\"uid\":0,\"user\":\"root\",\"argv\":[\"$T/run\"],\"comm\":\"run\",\"holds\":[{\"how\":\"executing\"}]}]"
 }
 
 test_why_explains_a_running_shared_library() {
@@ -584,7 +656,9 @@ test_why_as_nobody_says_unknown_for_a_file_it_may_not_inspect() {
 	has_line "protected:            unknown (you may not inspect this file's users)" ||
 		return 1
 	run "$BIN/runas" "$NOBODY" "$DWC" why --json "$T/private"
-	contains "$out" '"protected":null,"holders":null,"writers":null'
+	json_ok "$out" || return 1
+	json_is "$out" .protected null && json_is "$out" .holders null &&
+		json_is "$out" .writers null
 }
 
 test_unmount_removes_the_rule_and_list_shows_it_gone() {

@@ -137,7 +137,10 @@ struct scenario {
 	enum scope scope;
 	enum loc loc;
 	enum op op;
-	bool lsm_only;
+	/* Why it runs only with denywrite (on the lsm kernel), or NULL: it
+	 * runs on every kernel, so that the stock kernel's outcome of each
+	 * other scenario is compared with classic mode (scripts/report.py). */
+	const char *lsm_only;
 	/* The operation also truncates (O_TRUNC): audit mode lets the open
 	 * through, so the truncation is a second operation enforce would
 	 * refuse, and is audited too. */

@@ -76,7 +76,7 @@ void stat_line(const char *key, long long value);
 void sha256_hex(const void *data, size_t len, char out[65]);
 
 /* sfsfuzz.c: the bounded fuzz loop, one check. */
-#define FUZZ_CHECK "fuzz_writes_leave_valid_policy_or_documented_errno_and_no_change"
+#define FUZZ_CHECK "fuzz_writes_give_the_models_errno_policy_and_answer"
 struct fuzz_opts {
 	uint64_t seed;
 	long seconds;    /* stop after this long */

@@ -1,11 +1,14 @@
 /* sfsfuzz.c - the bounded fuzz loop of sfstest: random and mutated inputs
  * written to rules, add, del, mode and query (as root, one write(2) on a
- * fresh fd each).  Every write must either succeed and leave a valid policy
- * that matches what the write asked for, or fail with an errno documented
- * for that file and leave rules and mode exactly as they were.  The loop
- * runs for a bounded time (or number of inputs), from a printed seed, so a
+ * fresh fd each), now and then a rename in the fuzzer's tree.  For every
+ * input an independent model (sfsmodel.c, written from the interface's
+ * documentation, never from the kernel's code) predicts the errno, or
+ * success, and the exact rules and mode after it, and for a query its
+ * answer; the kernel's must be the same, byte for byte.  The loop runs
+ * for a bounded time (or number of inputs), from a printed seed, so a
  * failure replays with --seed N --fuzz-inputs M. */
 #include "sfs.h"
+#include "sfsmodel.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -49,11 +52,29 @@ static const char *const corpus_rules[] = {
 	"exec " TD "/a/../b", "lib //tmp//sfstest/lib/", "exec /tmp",
 	"all " TD "/root", "exec " TD "/liblink", "lib " TD "/loop",
 	"exec " TD "/missing", "exec " TD "/file/x", "all,ignore-writers /tmp",
+	/* one object, another name; renamed; symlinks up and absolute */
+	"exec " TD "/hard", "lib " TD "/mv", "all " TD "/mv2", "exec " TD "/mv/sub",
+	"lib " TD "/mv2/sub", "exec " TD "/abs", "all " TD "/up",
+	"lib " TD "/up/sfstest/a", "exec //tmp/./sfstest/a/", "exec " TD "/file/",
+	/* names that print escaped, and escapes that are not */
+	"lib " TD "/t\\011b", "all,ignore-writers " TD "/t\\011b",
+	"exec " TD "/b\\134s", "all " TD "/sp\\040", "lib " TD "/\\303\\251",
+	"exec " TD "/\303\251", "lib " TD "/nl\\012x", "exec " TD "/\\141",
+	"exec " TD "/a\\", "lib " TD "/\\400", "exec " TD "/\\12x",
+	"lib " TD "/\\000", "exec " TD "/sp ", "exec " TD "/t\tb",
+	/* blanks between scope and path */
+	"lib  " TD "/a", "lib\t" TD "/b", "all \t " TD "/lib",
+	"exec " TD "/many/0001", "lib " TD "/many/1024",
 };
 
+/* Paths for del (escaped, as rules prints them) and query (as written). */
 static const char *const corpus_paths[] = {
 	"/", TD "/lib", TD "/a", "/tmp", TD "/link", TD "/loop", TD "/file/x",
 	TD "/missing", "/usr/lib", "relative", "", TD "/root", TD "/b",
+	TD "/hard", TD "/file", TD "/mv", TD "/mv2", TD "/mv2/sub", TD "/mv/sub",
+	TD "/t\\011b", TD "/t\tb", TD "/b\\134s", TD "/b\\s", TD "/sp\\040",
+	TD "/sp ", TD "/nl\\012x", TD "/\303\251", TD "/up", TD "/abs",
+	"tmp/sfstest/a", "//tmp/sfstest//a/.", TD "/a\\1", TD "/many/0007",
 };
 
 static const char *const corpus_modes[] = { "off", "audit", "enforce" };
@@ -61,26 +82,22 @@ static const char *const corpus_modes[] = { "off", "audit", "enforce" };
 static const char *const fragments[] = {
 	" ", "\t", "\n", "\r", "/", ",", ".", "..", "//", "\001", "\177",
 	"\377", "ignore-writers", "exec", "lib", "all", "\n\n", " /",
+	"\\", "\\011", "\\040", "\\777", "/..", "/.", "mv2", "\n \t\n",
 };
 
-enum tid { T_RULES, T_ADD, T_DEL, T_MODE, T_QUERY, T_COUNT };
-
-/* The file, its share of inputs (percent) and its documented errnos. */
+/* The file, its share of inputs (percent). */
 static const struct target {
 	const char *file;
 	int weight;
-	int errs[8]; /* 0-terminated */
 } targets[T_COUNT] = {
-	[T_RULES] = { "rules", 35,
-		      { EINVAL, ENOENT, E2BIG, ENAMETOOLONG, ENOTDIR, ELOOP } },
-	[T_ADD] = { "add", 25,
-		    { EINVAL, ENOENT, E2BIG, ENAMETOOLONG, ENOTDIR, ELOOP,
-		      EEXIST } },
-	[T_DEL] = { "del", 15, { EINVAL, ENOENT, E2BIG } },
-	[T_MODE] = { "mode", 10, { EINVAL } },
-	[T_QUERY] = { "query", 15,
-		      { EINVAL, ENOENT, E2BIG, ENAMETOOLONG, ENOTDIR, ELOOP } },
+	[T_RULES] = { "rules", 35 },
+	[T_ADD] = { "add", 25 },
+	[T_DEL] = { "del", 15 },
+	[T_MODE] = { "mode", 10 },
+	[T_QUERY] = { "query", 15 },
 };
+#define RENAME_PERMILLE 30 /* inputs preceded by a rename in the tree */
+#define LIMITS_PERCENT 3   /* rules inputs around the 1024-rule limit */
 
 struct buf {
 	char p[INPUT_MAX];
@@ -217,13 +234,37 @@ static void mutate(struct rng *r, struct buf *b)
 	}
 }
 
-static void make_input(struct rng *r, enum tid t, const struct text *rules,
+/* 1023 to 1025 rules, one a directory of TD/many, between blank lines;
+ * now and then one of them twice. */
+static void limit_input(struct rng *r, struct buf *b)
+{
+	static const char *const blanks[] = { "\n", " \n", "\t \n", "" };
+	size_t n = 1023 + below(r, 3);
+	size_t twice = below(r, 4) ? n : below(r, n);
+	char line[64];
+
+	b->len = 0;
+	for (size_t i = 0; i < n; i++) {
+		snprintf(line, sizeof(line), "exec " TD "/many/%04zu\n",
+			 i == twice ? 0 : i);
+		append(b, line);
+		append(b, PICK(r, blanks));
+	}
+}
+
+/* An input for t; true if it is one of the limit inputs. */
+static bool make_input(struct rng *r, enum tid t, const struct text *rules,
 		       struct buf *b)
 {
+	if (t == T_RULES && below(r, 100) < LIMITS_PERCENT) {
+		limit_input(r, b);
+		return true;
+	}
 	base_input(r, t, rules, b);
 	if (below(r, 10) < 6)
 		for (size_t n = below(r, 4) + 1; n; n--)
 			mutate(r, b);
+	return false;
 }
 
 static enum tid pick_target(struct rng *r)
@@ -234,218 +275,6 @@ static enum tid pick_target(struct rng *r)
 	for (t = 0; t < T_COUNT - 1 && w >= targets[t].weight; t++)
 		w -= targets[t].weight;
 	return t;
-}
-
-/* ---- oracles ----------------------------------------------------------- */
-
-static bool blank(char c)
-{
-	return c == ' ' || c == '\t';
-}
-
-/* Why one rules line "SCOPE[,ignore-writers] PATH" is not a valid, live
- * rule, or NULL.  line has no newline. */
-static const char *line_invalid(const char *line)
-{
-	static const char *const scopes[] = { "exec", "lib", "all" };
-	static char buf[300];
-	const char *path = strchr(line, ' ');
-	size_t slen = path ? (size_t)(path - line) : 0, i;
-	struct stat st;
-
-	for (i = 0; i < ARRAY_SIZE(scopes); i++) {
-		size_t n = strlen(scopes[i]);
-
-		if (!strncmp(line, scopes[i], n) &&
-		    (slen == n || (slen == n + 15 &&
-				   !strncmp(line + n, ",ignore-writers", 15))))
-			break;
-	}
-	if (i == ARRAY_SIZE(scopes))
-		return "bad scope";
-	path++;
-	if (path[0] != '/' || blank(path[strlen(path) - 1]))
-		return "path not absolute or ends in a blank";
-	for (const char *p = path; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			return "control character in path";
-	if (stat(path, &st)) {
-		snprintf(buf, sizeof(buf), "path %s: %s", path, errname(errno));
-		return buf;
-	}
-	return NULL;
-}
-
-/* Why the rules text is not a valid policy, or NULL. */
-static const char *rules_invalid(const struct text *rules)
-{
-	static char buf[400];
-	const char *bad;
-	char *copy, *line, *next;
-
-	if (rules->len && rules->p[rules->len - 1] != '\n')
-		return "no final newline";
-	if (strlen(rules->p) != rules->len)
-		return "NUL byte in rules";
-	copy = strndup(rules->p, rules->len);
-	bad = NULL;
-	for (line = copy; !bad && *line; line = next) {
-		next = strchr(line, '\n');
-		*next++ = '\0';
-		bad = line_invalid(line);
-		/* one object, one rule: no path twice */
-		for (char *o = copy; !bad && o < line; o += strlen(o) + 1)
-			if (!strcmp(strchr(o, ' '), strchr(line, ' ')))
-				bad = "one path in two rules";
-		if (bad) {
-			snprintf(buf, sizeof(buf), "line '%s': %s",
-				 escaped(line, strlen(line)), bad);
-			bad = buf;
-		}
-	}
-	free(copy);
-	return bad;
-}
-
-/* Why the query answer is malformed, or NULL.  Each rule it names must
- * be a line of rules. */
-static const char *answer_invalid(const struct text *a, const struct text *rules)
-{
-	static const char *const keys[] = { "protected ", "holders ",
-					    "writers ", "exec-rule ",
-					    "lib-rule " };
-	const char *p = a->p;
-
-	if (strlen(a->p) != a->len || !a->len || a->p[a->len - 1] != '\n')
-		return "answer not newline-terminated text";
-	for (size_t i = 0; i < ARRAY_SIZE(keys); i++) {
-		size_t k = strlen(keys[i]), n;
-		const char *v = p + k;
-
-		if (strncmp(p, keys[i], k))
-			return "answer lines out of order";
-		n = strcspn(v, "\n");
-		if (i < 3 && (n == 0 || strspn(v, "0123456789") != n))
-			return "answer count not a number";
-		if (i >= 3 && !(n == 1 && *v == '-')) {
-			char *line = strndup(v, n + 1);
-			bool known = strstr(rules->p, line) &&
-				     (strstr(rules->p, line) == rules->p ||
-				      strstr(rules->p, line)[-1] == '\n');
-
-			free(line);
-			if (!known)
-				return "answer names a rule not in rules";
-		}
-		p = v + n + 1;
-	}
-	return *p ? "answer has extra lines" : NULL;
-}
-
-/* @len bytes of an escaped rule path, unescaped (\ooo is a byte). */
-static char *unescaped(const char *p, size_t len)
-{
-	char *s = malloc(len + 1), *o = s;
-
-	for (size_t i = 0; s && i < len; i++) {
-		if (p[i] == '\\' && i + 3 < len + 1 && p[i + 1] >= '0' &&
-		    p[i + 1] <= '3') {
-			*o++ = (char)((p[i + 1] - '0') << 6 | (p[i + 2] - '0') << 3 |
-				      (p[i + 3] - '0'));
-			i += 3;
-		} else {
-			*o++ = p[i];
-		}
-	}
-	if (s)
-		*o = '\0';
-	return s;
-}
-
-/* Do the written path and the rule path name one object? */
-static bool same_object(const char *written, size_t wlen, const char *rule,
-			size_t rlen)
-{
-	char *a = unescaped(written, wlen), *b = unescaped(rule, rlen);
-	struct stat sa, sb;
-	bool same = a && b && a[0] == '/' && !stat(a, &sa) && !stat(b, &sb) &&
-		    sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-
-	free(a);
-	free(b);
-	return same;
-}
-
-/* The input minus one trailing newline. */
-static size_t trimmed(const struct buf *b)
-{
-	return b->len && b->p[b->len - 1] == '\n' ? b->len - 1 : b->len;
-}
-
-/* Why a successful write of b to t did not give what it asked, or NULL. */
-static const char *success_invalid(enum tid t, const struct buf *b,
-				   const struct policy *before,
-				   const struct policy *after,
-				   const struct text *answer)
-{
-	static char buf[300];
-	const char *bad = rules_invalid(&after->rules);
-	size_t lb = rule_count(&before->rules), la = rule_count(&after->rules);
-	size_t n = trimmed(b);
-
-	if (bad)
-		return bad;
-	if (!b->len) {	/* a write of nothing changes nothing */
-		if (!text_is(&after->mode, before->mode.p, before->mode.len) ||
-		    !text_is(&after->rules, before->rules.p, before->rules.len))
-			return "an empty write changed the policy";
-		return NULL;
-	}
-	if (t != T_MODE && !text_is(&after->mode, before->mode.p, before->mode.len))
-		return "the mode changed";
-	switch (t) {
-	case T_MODE:
-		snprintf(buf, sizeof(buf), "%.*s\n", (int)n, b->p);
-		if (!text_is(&after->mode, buf, strlen(buf)))
-			return "the mode is not the one written";
-		__attribute__((fallthrough)); /* and the rules unchanged */
-	case T_QUERY:
-		if (!text_is(&after->rules, before->rules.p, before->rules.len))
-			return "the rules changed";
-		return t == T_QUERY ? answer_invalid(answer, &after->rules) : NULL;
-	case T_ADD:
-		if (la != lb + 1 || after->rules.len <= before->rules.len ||
-		    memcmp(after->rules.p, before->rules.p, before->rules.len))
-			return "add did not append exactly one rule";
-		return NULL;
-	case T_DEL:
-		if (la + 1 != lb)
-			return "del did not remove exactly one rule";
-		/* The rule printed with the path written, or the rule on the
-		 * object it resolves to. */
-		for (const char *p = before->rules.p; *p; p = strchr(p, '\n') + 1) {
-			const char *path = strchr(p, ' ') + 1;
-			size_t len = strcspn(path, "\n");
-			char *line = strndup(p, path + len + 1 - p);
-			bool gone = line && !strstr(after->rules.p, line);
-
-			free(line);
-			if (gone && ((len == n && !memcmp(path, b->p, n)) ||
-				     same_object(b->p, n, path, len)))
-				return NULL;
-		}
-		return "del removed a rule that neither has the path written nor is on its object";
-	default:
-		return NULL;
-	}
-}
-
-static bool documented(enum tid t, int err)
-{
-	for (const int *e = targets[t].errs; *e; e++)
-		if (*e == err)
-			return true;
-	return false;
 }
 
 /* One write of b to t: 0, or an errno.  A query also reads its answer. */
@@ -479,14 +308,17 @@ static int fuzz_write(enum tid t, const struct buf *b, struct text *answer)
 
 struct tally {
 	long inputs, ok, per_target[T_COUNT], per_errno[256];
+	long renames, limit_inputs, partial_answers;
 	size_t rules; /* rules after the last input */
 };
 
-static void print_tally(const struct fuzz_opts *o, const struct tally *s)
+static void print_tally(const struct tally *s)
 {
-	stat_line("fuzz_seed", (long long)o->seed);
 	stat_line("fuzz_inputs", s->inputs);
 	stat_line("fuzz_ok", s->ok);
+	stat_line("fuzz_renames", s->renames);
+	stat_line("fuzz_limit_inputs", s->limit_inputs);
+	stat_line("fuzz_answers_counts_not_predicted", s->partial_answers);
 	for (int e = 1; e < 256; e++)
 		if (s->per_errno[e]) {
 			char key[40];
@@ -502,20 +334,111 @@ static void print_tally(const struct fuzz_opts *o, const struct tally *s)
 	}
 }
 
+/* The first line where a and b differ, for a reason. */
+static const char *first_diff(const char *what, const char *a, size_t alen,
+			      const char *b, size_t blen)
+{
+	static char buf[400];
+	size_t i = 0, line = 1, start = 0;
+
+	while (i < alen && i < blen && a[i] == b[i]) {
+		if (a[i] == '\n') {
+			line++;
+			start = i + 1;
+		}
+		i++;
+	}
+	snprintf(buf, sizeof(buf), "%s line %zu is '%s', the model's '%s'", what,
+		 line, escaped(a + start, strcspn(a + start, "\n") + (start < alen)),
+		 escaped(b + start, strcspn(b + start, "\n") + (start < blen)));
+	return buf;
+}
+
+/* An answer whose protected, holders and writers the model cannot know
+ * (a file outside the tree): their form, then the rest byte for byte. */
+static const char *answer_differs(const struct text *a,
+				  const struct prediction *p)
+{
+	const char *rest;
+	size_t skip;
+
+	if (p->counts_known)
+		return text_is(a, p->answer, p->answer_len) ? NULL :
+		       first_diff("the answer's", a->p, a->len, p->answer,
+				  p->answer_len);
+	rest = a->p;
+	for (int i = 0; i < 3; i++) {
+		static const char *const keys[] = { "protected ", "holders ", "writers " };
+		size_t k = strlen(keys[i]), n;
+
+		if (strncmp(rest, keys[i], k))
+			return "the answer's first lines are not protected, holders, writers";
+		n = strspn(rest + k, "0123456789");
+		if (!n || rest[k + n] != '\n')
+			return "the answer's counts are not numbers";
+		rest += k + n + 1;
+	}
+	skip = (size_t)(strstr(p->answer, "exec-rule ") - p->answer);
+	return strcmp(rest, p->answer + skip) ?
+	       first_diff("the answer's rules", rest, strlen(rest),
+			  p->answer + skip, p->answer_len - skip) : NULL;
+}
+
+/* Why the kernel's outcome is not the model's, or NULL. */
+static const char *outcome_differs(enum tid t, int err, const struct policy *after,
+				   const struct text *answer,
+				   const struct prediction *p, struct tally *s)
+{
+	static char buf[200];
+
+	if (err != p->err) {
+		snprintf(buf, sizeof(buf), "the kernel answered %s, the model %s",
+			 errname(err), errname(p->err));
+		return buf;
+	}
+	if (!text_is(&after->rules, p->rules, p->rules_len))
+		return first_diff("rules", after->rules.p, after->rules.len,
+				  p->rules, p->rules_len);
+	if (!text_is(&after->mode, p->mode, strlen(p->mode)))
+		return first_diff("mode", after->mode.p, after->mode.len,
+				  p->mode, strlen(p->mode));
+	if (t == T_QUERY && !err) {
+		s->partial_answers += !p->counts_known;
+		return answer_differs(answer, p);
+	}
+	return NULL;
+}
+
 /* Check one input; why set and -1 on a violation. */
-static int fuzz_one(struct rng *r, struct tally *s, char *why, size_t whylen)
+static int fuzz_one(struct rng *r, struct model *m, struct tally *s,
+		    char *why, size_t whylen)
 {
 	static struct buf b;
 	struct policy before, after;
 	struct text answer = { 0 };
+	struct prediction p;
 	enum tid t = pick_target(r);
 	const char *bad = NULL;
+	size_t len;
+	char *expect;
 	int err;
 
+	if (below(r, 1000) < RENAME_PERMILLE) {
+		if (model_rename(why, whylen))
+			return -1;
+		s->renames++;
+	}
 	if (policy_read(&before, why, whylen))
 		return -1;
-	make_input(r, t, &before.rules, &b);
-	err = fuzz_write(t, &b, &answer);
+	/* Kernel and model in step before the input (after a reset, too). */
+	expect = model_rules_text(m, &len);
+	if (!text_is(&before.rules, expect, len))
+		bad = first_diff("before the input, rules", before.rules.p,
+				 before.rules.len, expect, len);
+	free(expect);
+	s->limit_inputs += make_input(r, t, &before.rules, &b);
+	model_write(m, t, b.p, b.len, &p);
+	err = bad ? 0 : fuzz_write(t, &b, &answer);
 	s->inputs++;
 	s->per_target[t]++;
 	if (err)
@@ -524,30 +447,31 @@ static int fuzz_one(struct rng *r, struct tally *s, char *why, size_t whylen)
 		s->ok++;
 	if (policy_read(&after, why, whylen)) {
 		policy_free(&before);
+		prediction_free(&p);
 		text_free(&answer);
 		return -1;
 	}
-	if (err && !documented(t, err))
-		bad = "undocumented errno";
-	else if (err && !policy_same(&before, &after))
-		bad = policy_diff(&after, before.rules.p, before.rules.len,
-				  before.mode.p);
-	else if (!err)
-		bad = success_invalid(t, &b, &before, &after, &answer);
+	if (!bad)
+		bad = outcome_differs(t, err, &after, &answer, &p, s);
 	s->rules = rule_count(&after.rules);
 	if (bad) {
-		snprintf(why, whylen, "input %ld to %s '%s' gave %s: %s",
-			 s->inputs, targets[t].file, escaped(b.p, b.len),
-			 errname(err), bad);
+		snprintf(why, whylen, "input %ld to %s '%s': %s", s->inputs,
+			 targets[t].file, escaped(b.p, b.len), bad);
 		fprintf(stderr, "sfstest: fuzz input %ld (%zu bytes) to %s:\n",
 			s->inputs, b.len, targets[t].file);
 		for (size_t i = 0; i < b.len; i++)
 			fprintf(stderr, "%02x%s", (unsigned char)b.p[i],
 				i % 32 == 31 ? "\n" : "");
-		fprintf(stderr, "\n");
+		fprintf(stderr, "\nsfstest: the kernel's rules:\n%s\nsfstest: the "
+			"model's:\n%s\n", after.rules.p, p.rules);
+		if (t == T_QUERY)
+			fprintf(stderr, "sfstest: the kernel's answer:\n%s\nsfstest: "
+				"the model's:\n%s\n", answer.p ? answer.p : "",
+				p.answer ? p.answer : "");
 	}
 	policy_free(&before);
 	policy_free(&after);
+	prediction_free(&p);
 	text_free(&answer);
 	return bad ? -1 : 0;
 }
@@ -555,27 +479,48 @@ static int fuzz_one(struct rng *r, struct tally *s, char *why, size_t whylen)
 void fuzz_check(const struct fuzz_opts *o)
 {
 	static struct tally s;
+	static struct model m;
 	struct rng r = { o->seed };
 	long long start = now_ms(), until = start + o->seconds * 1000;
 	long min = o->max_inputs && o->max_inputs < MIN_INPUTS ? o->max_inputs
 							       : MIN_INPUTS;
-	char why[600] = "";
+	char why[1000] = "", cwd[4096];
 	int bad = 0;
 
 	fprintf(stderr, "sfstest: fuzz seed %llu (replay: sfstest --only fuzz "
 		"--seed %llu --fuzz-inputs N)\n", (unsigned long long)o->seed,
 		(unsigned long long)o->seed);
+	stat_line("fuzz_seed", (long long)o->seed);
+	/* The model looks relative paths up from "/". */
+	if (!getcwd(cwd, sizeof(cwd)) || chdir("/")) {
+		fail(FUZZ_CHECK, "cannot change to /: %s", errname(errno));
+		return;
+	}
+	if (model_tree_make(why, sizeof(why))) {
+		fail(FUZZ_CHECK, "the fuzzer's tree: %s", why);
+		model_tree_remove();
+		return;
+	}
 	while (!bad && now_ms() < until &&
 	       (!o->max_inputs || s.inputs < o->max_inputs)) {
-		if ((s.inputs % RESET_EVERY == 0 || s.rules > MAX_RULES_KEPT) &&
-		    policy_write(BASE_RULES, strlen(BASE_RULES),
-				 PICK(&r, corpus_modes), why, sizeof(why))) {
-			bad = -1;
-			break;
+		if (s.inputs % RESET_EVERY == 0 || s.rules > MAX_RULES_KEPT) {
+			const char *mode = PICK(&r, corpus_modes);
+
+			if (policy_write(BASE_RULES, strlen(BASE_RULES), mode,
+					 why, sizeof(why)) ||
+			    model_reset(&m, BASE_RULES, mode)) {
+				bad = -1;
+				break;
+			}
 		}
-		bad = fuzz_one(&r, &s, why, sizeof(why));
+		bad = fuzz_one(&r, &m, &s, why, sizeof(why));
 	}
-	print_tally(o, &s);
+	if (!bad && model_tree_check(why, sizeof(why)))
+		bad = -1;
+	model_tree_remove();
+	if (chdir(cwd))
+		fprintf(stderr, "sfstest: cannot change back to %s\n", cwd);
+	print_tally(&s);
 	stat_line("fuzz_ms", now_ms() - start);
 	if (bad)
 		fail(FUZZ_CHECK, "%s (seed %llu)", why, (unsigned long long)o->seed);

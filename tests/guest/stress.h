@@ -94,6 +94,8 @@ enum figure {
 	ST_EXEC_WON,	 /* a user got the file, the writers were refused */
 	ST_BOTH_FAILED,	 /* everyone refused: both saw the other (the window) */
 	ST_APART,	 /* both got it, one after the other */
+	ST_NOT_IN_FLIGHT, /* one side refused, but it came while the other
+			  * held the file already: no race */
 	ST_CLOSE,	 /* close rounds that were judged (see CK_CLOSE) */
 	ST_STRICT,	 /* rounds judged for CK_NEVER_BOTH */
 	ST_BOTH_SUCCEEDED, /* rounds where a write and a use overlapped */
@@ -160,11 +162,18 @@ void kill_children(void);
 
 /* stress_round.c: the race cases (exec, exit, mapping, dlopen). */
 void run_race(const struct scase *c, struct tally *t);
+/* The close rounds of every race case of the run (both sides in flight,
+ * one refused), by outcome: stress.c judges them once the cases ran. */
+struct race_totals {
+	long close, writer_won, exec_won, both_failed;
+};
+extern struct race_totals race_totals;
 /* Would a writer's attempt [t_open, t_close] and a user's record be a
  * write and a use of the file at once?  1 and why if so. */
 struct wattempt {
 	int err;       /* 0: it got the file */
 	int write_err; /* errno of a failed write through it */
+	long long t_try, t_got; /* the open was called, it returned */
 	long long t_open, t_close;
 };
 int judge(const struct shm_rec *r, const struct wattempt *a, char *why,

@@ -29,6 +29,11 @@ enum rec_state { REC_EMPTY, REC_ALIVE, REC_DONE, REC_FAILED };
 struct shm_rec {
 	_Atomic int state;
 	int err;           /* REC_FAILED: errno of the exec, mmap or dlopen */
+	long long t_try;   /* CLOCK_MONOTONIC us: the exec, mmap or dlopen
+			    * call was made (its delay spun) */
+	long long t_got;   /* its outcome was known: it failed, or the mmap
+			    * or dlopen returned (an exec that succeeded: its
+			    * program's first look, t_start) */
 	long long t_start; /* CLOCK_MONOTONIC us: first look at the file */
 	long long t_end;   /* last look; the file was protected in between */
 	int changes;       /* looks that differed from the first one */

@@ -59,7 +59,9 @@ static int launch_child(void *arg)
 	}
 	for (long long until = shm_now_us() + l->rec->delay_us; shm_now_us() < until;)
 		;
+	l->rec->t_try = shm_now_us();
 	ret = raw_syscall(SYS_execve, (long)l->path, (long)l->argv, (long)l->envp, 0);
+	l->rec->t_got = shm_now_us();
 	l->rec->err = (int)-ret;
 	atomic_store(&l->rec->state, REC_FAILED);
 	atomic_fetch_add(&shm->events, 1);

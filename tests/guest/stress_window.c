@@ -262,7 +262,7 @@ static void control_torn(const char *path, struct tally *t)
 /* A writer writes while the program runs: both detectors must fire. */
 static void control_overlap(const char *path, int hold_us, struct tally *t)
 {
-	struct wattempt a = { 0, 0, 0, 0 };
+	struct wattempt a = { 0, 0, 0, 0, 0, 0 };
 	unsigned gen = atomic_load(&shm->go) + 1;
 	struct stat st;
 	char why[240] = "";

@@ -72,8 +72,11 @@ static void hold_once(struct shm *s, struct shm_rec *r, const char *path,
 {
 	char first[MARK_LEN + 1], now[MARK_LEN + 1];
 	int err = 0;
-	void *h = load(path, &err);
+	void *h;
 
+	r->t_try = shm_now_us();
+	h = load(path, &err);
+	r->t_got = shm_now_us();
 	if (!h) {
 		r->err = err;
 		shm_set_state(s, r, REC_FAILED);

@@ -1,4 +1,5 @@
-/* walkstorm - rule matching ends under a rename storm (issue 9).
+/* walkstorm - rule matching ends, and finds the rule, under a rename
+ * storm (issues 9 and 20).
  *
  *   walkstorm [--depth N] [--renamers R] [--seconds S] [--sfs DIR] [--bin DIR]
  *
@@ -6,17 +7,30 @@
  * owns a deep directory chain and renames a directory of it in a loop
  * makes every lockless walk over the chain race with a rename; a walk that
  * retried under RCU for ever would keep a CPU inside the kernel (an RCU
- * stall) through the world-writable query file or any exec.  This program
- * builds a chain of N directories (default 1000) with a program at the
- * bottom, sets the rule "exec <a directory off the chain>" so that every
- * match walks the whole chain and crosses a mount, renames the top of the
- * chain back and forth from R processes (default 2), and meanwhile asks the
- * query file about the program and execs it, each through a descriptor of
- * the bottom directory.  Each query and each exec must return within a
- * bound, and enough of both must complete.
+ * stall) through the world-writable query file or any exec, and a walk
+ * that gave up would find no rule.  This program builds a chain of N
+ * directories (default 1000) under BASE/a with a program at the bottom,
+ * and sets two rules: "exec BASE/a", on the top of the chain, which every
+ * exec and every exec-rule lookup must reach after N steps, and "lib
+ * <a directory off the chain>", which no lib-rule lookup of the program
+ * finds, so that one walks the whole chain and crosses a mount.  R
+ * processes (default 2) rename the top of the chain back and forth, for
+ * S seconds (default 4; longer, up to 4 S, until 5 execs were judged)
+ * (BASE/a <-> BASE/b: the rule is on the object, so it is found under
+ * either name and keeps the name it was made with), and meanwhile the
+ * program is exec'd through a descriptor of the bottom directory, the
+ * query file is asked about it while it runs, and it is opened for
+ * writing.  Checks:
+ * - each query and each exec returns within a bound, and enough of both
+ *   complete;
+ * - every answer is exactly "protected 1", "holders 1", "writers 0",
+ *   "exec-rule exec BASE/a", "lib-rule -" (a lookup that gave up would
+ *   answer "exec-rule -", and the exec would take no hold);
+ * - every write open of the running program is refused with ETXTBSY, and
+ *   stats' denied_write moves by exactly the number of them.
  *
- * Output: "PLAN walkstorm 2", one PASS/FAIL line per check, STAT lines.
- * Exit 0 if both passed.  The policy and mode found are restored.
+ * Output: "PLAN walkstorm 4", one PASS/FAIL line per check, STAT lines.
+ * Exit 0 if all passed.  The policy and mode found are restored.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -36,6 +50,7 @@
 
 #define BASE "/tmp/walkstorm"
 #define RULE_DIR "/tmp/walkstorm-rule"
+#define TOP BASE "/a"	/* the top of the chain: the exec rule's object */
 #define BOUND_MS 5000	/* longest a single query or exec may take */
 #define MIN_DONE 5	/* of each kind, for the run to say anything */
 
@@ -176,28 +191,38 @@ static void renamer(volatile long *count)
 	}
 }
 
-/* One question to the query file about the program; its time in ms. */
-static long long query_once(int bottom, int *err)
+/* The whole answer every query about the running program must give. */
+static const char want_answer[] = "protected 1\nholders 1\nwriters 0\n"
+	"exec-rule exec " TOP "\nlib-rule -\n";
+
+/* One question to the query file about the program, its answer in
+ * answer[len]; its time in ms. */
+static long long query_once(int bottom, int *err, char *answer, size_t len)
 {
-	char path[64], answer[8192];
 	long long t0 = now_ms();
-	char qpath[512];
+	char path[64], qpath[512];
+	ssize_t n = -1;
 	int fd;
 
 	snprintf(qpath, sizeof(qpath), "%s/query", sfs);
 	snprintf(path, sizeof(path), "/proc/self/fd/%d/p", bottom);
 	*err = 0;
+	answer[0] = '\0';
+	errno = 0;
 	fd = open(qpath, O_RDWR | O_CLOEXEC);
 	if (fd < 0 || write(fd, path, strlen(path)) < 0 ||
-	    pread(fd, answer, sizeof(answer) - 1, 0) <= 0)
+	    (n = pread(fd, answer, len - 1, 0)) <= 0)
 		*err = errno ? errno : EIO;
+	if (n > 0)
+		answer[n] = '\0';
 	if (fd >= 0)
 		close(fd);
 	return now_ms() - t0;
 }
 
-/* Exec the program through the bottom directory and wait until it runs. */
-static long long exec_once(int bottom, int *err)
+/* Exec the program through the bottom directory and wait until it runs:
+ * its pid, or -1 with *err set.  The time it took in *ms. */
+static pid_t exec_start(int bottom, int *err, long long *ms)
 {
 	long long t0 = now_ms();
 	int pp[2], st;
@@ -205,8 +230,9 @@ static long long exec_once(int bottom, int *err)
 	pid_t pid;
 
 	*err = 0;
+	*ms = 0;
 	if (pipe(pp))
-		return *err = errno, 0;
+		return *err = errno, -1;
 	pid = fork();
 	if (pid == 0) {
 		char *argv[] = { "p", NULL };
@@ -221,19 +247,71 @@ static long long exec_once(int bottom, int *err)
 	if (pid < 0 || read(pp[0], &c, 1) != 1)
 		*err = pid < 0 ? errno : EIO;
 	close(pp[0]);
-	if (pid > 0) {
+	*ms = now_ms() - t0;
+	if (pid > 0 && *err) {
 		kill(pid, SIGKILL);
 		waitpid(pid, &st, 0);
-		if (*err && WIFEXITED(st) && WEXITSTATUS(st) > 100)
+		if (WIFEXITED(st) && WEXITSTATUS(st) > 100)
 			*err = WEXITSTATUS(st) - 100;
+		return -1;
 	}
-	return now_ms() - t0;
+	return pid;
+}
+
+static void exec_stop(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+/* denied_write in stats, or -1. */
+static long denied_write(void)
+{
+	char buf[1024], *p;
+
+	if (sfs_read("stats", buf, sizeof(buf)))
+		return -1;
+	p = strstr(buf, "\ndenied_write ");
+	return p ? strtol(p + strlen("\ndenied_write "), NULL, 10) : -1;
 }
 
 struct tally {
 	int done, failed, first_err;
 	long long max_ms;
 };
+
+/* Answers and write probes that were not what the rule at the top says. */
+struct wrong {
+	int n, bad;
+	char first[300];
+};
+
+static void wrong_note(struct wrong *w, bool ok, const char *fmt, ...)
+{
+	va_list ap;
+
+	w->n++;
+	if (ok || w->bad++)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(w->first, sizeof(w->first), fmt, ap);
+	va_end(ap);
+	for (char *p = w->first; *p; p++)
+		if (*p == '\n')
+			*p = '|';
+}
+
+static void wrong_verdict(const char *name, const struct wrong *w)
+{
+	if (w->bad)
+		printf("FAIL %s: %d of %d wrong, the first: %s\n", name, w->bad,
+		       w->n, w->first);
+	else if (w->n < MIN_DONE)
+		printf("FAIL %s: only %d in %d s (want %d)\n", name, w->n,
+		       seconds, MIN_DONE);
+	else
+		printf("PASS %s\n", name);
+}
 
 static void count(struct tally *t, long long ms, int err)
 {
@@ -262,14 +340,22 @@ static void verdict(const char *name, const struct tally *t)
 		printf("PASS %s\n", name);
 }
 
+#define CHECK_QUERY "query_returns_during_rename_storm_allowed_in_enforce"
+#define CHECK_EXEC "exec_returns_during_rename_storm_allowed_in_enforce"
+#define CHECK_RULE "query_names_rule_at_top_of_chain_during_rename_storm"
+#define CHECK_WRITE "write_to_running_program_at_bottom_denied_in_enforce_during_rename_storm"
+
 static int run(int bottom)
 {
 	volatile long *renames = mmap(NULL, sizeof(long), PROT_READ | PROT_WRITE,
 				      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	struct tally q = { 0 }, e = { 0 };
+	struct wrong rule = { 0 }, wr = { 0 };
+	long denied0 = denied_write(), denied1;
 	long long end, ms;
-	pid_t pids[8], pid = 1;
-	int err;
+	pid_t pids[8], pid = 1, prog;
+	char answer[8192];
+	int err, fd;
 
 	if (renames == MAP_FAILED)
 		return -1;
@@ -281,13 +367,29 @@ static int run(int bottom)
 		if (pids[i] < 0)
 			pid = -1;
 	}
+	/* At least S seconds of renames, longer (up to 4 S) until MIN_DONE
+	 * execs have been judged: a host busy with other work slows the
+	 * guest down, which is no reason to fail. */
 	end = now_ms() + seconds * 1000LL;
-	while (pid > 0 && now_ms() < end) {
-		ms = query_once(bottom, &err);
-		count(&q, ms, err);
-		ms = exec_once(bottom, &err);
+	while (pid > 0 && (now_ms() < end || (e.done < MIN_DONE &&
+					      now_ms() < end + 3 * seconds * 1000LL))) {
+		prog = exec_start(bottom, &err, &ms);
 		count(&e, ms, err);
+		if (prog < 0)
+			continue;
+		ms = query_once(bottom, &err, answer, sizeof(answer));
+		count(&q, ms, err);
+		if (!err)
+			wrong_note(&rule, !strcmp(answer, want_answer),
+				   "'%s', want '%s'", answer, want_answer);
+		fd = openat(bottom, "p", O_WRONLY | O_CLOEXEC);
+		wrong_note(&wr, fd < 0 && errno == ETXTBSY, "open for writing %s",
+			   fd < 0 ? strerror(errno) : "succeeded");
+		if (fd >= 0)
+			close(fd);
+		exec_stop(prog);
 	}
+	denied1 = denied_write();
 	for (int i = 0; i < renamers; i++) {
 		if (pids[i] > 0) {
 			kill(pids[i], SIGKILL);
@@ -301,10 +403,22 @@ static int run(int bottom)
 	printf("STAT walkstorm query_max_ms %lld\n", q.max_ms);
 	printf("STAT walkstorm execs %d\n", e.done);
 	printf("STAT walkstorm exec_max_ms %lld\n", e.max_ms);
-	verdict("query_returns_during_rename_storm_allowed_in_enforce", &q);
-	verdict("exec_returns_during_rename_storm_allowed_in_enforce", &e);
+	printf("STAT walkstorm write_probes %d\n", wr.n);
+	printf("STAT walkstorm denied_write_delta %ld\n", denied1 - denied0);
+	verdict(CHECK_QUERY, &q);
+	verdict(CHECK_EXEC, &e);
+	wrong_verdict(CHECK_RULE, &rule);
+	/* Each refused open is one denied write, nothing else is one. */
+	if (!wr.bad && (denied0 < 0 || denied1 - denied0 != wr.n)) {
+		wr.bad = 1;
+		snprintf(wr.first, sizeof(wr.first), "stats' denied_write moved "
+			 "from %ld to %ld for %d refused opens", denied0,
+			 denied1, wr.n);
+	}
+	wrong_verdict(CHECK_WRITE, &wr);
 	return q.failed || e.failed || q.max_ms > BOUND_MS ||
-	       e.max_ms > BOUND_MS || q.done < MIN_DONE || e.done < MIN_DONE;
+	       e.max_ms > BOUND_MS || q.done < MIN_DONE || e.done < MIN_DONE ||
+	       rule.bad || rule.n < MIN_DONE || wr.bad || wr.n < MIN_DONE;
 }
 
 static void fail_both(const char *fmt, ...)
@@ -315,10 +429,10 @@ static void fail_both(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(why, sizeof(why), fmt, ap);
 	va_end(ap);
-	printf("FAIL query_returns_during_rename_storm_allowed_in_enforce: %s\n",
-	       why);
-	printf("FAIL exec_returns_during_rename_storm_allowed_in_enforce: %s\n",
-	       why);
+	printf("FAIL %s: %s\n", CHECK_QUERY, why);
+	printf("FAIL %s: %s\n", CHECK_EXEC, why);
+	printf("FAIL %s: %s\n", CHECK_RULE, why);
+	printf("FAIL %s: %s\n", CHECK_WRITE, why);
 }
 
 int main(int argc, char **argv)
@@ -347,7 +461,7 @@ int main(int argc, char **argv)
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	printf("PLAN walkstorm 2\n");
+	printf("PLAN walkstorm 4\n");
 	if (sfs_read("rules", rules, sizeof(rules)) ||
 	    sfs_read("mode", mode, sizeof(mode))) {
 		fail_both("cannot read %s: %s", sfs, strerror(errno));
@@ -357,7 +471,7 @@ int main(int argc, char **argv)
 	bottom = build_chain(why, sizeof(why));
 	if (bottom < 0) {
 		fail_both("setup: %s", why);
-	} else if (sfs_write("rules", "exec " RULE_DIR "\n") ||
+	} else if (sfs_write("rules", "exec " TOP "\nlib " RULE_DIR "\n") ||
 		   sfs_write("mode", "enforce")) {
 		fail_both("policy: %s", strerror(errno));
 	} else {

@@ -56,6 +56,7 @@ extern const struct test load_tests[];
 extern const struct test why_tests[];
 extern const struct test util_tests[];
 extern const struct test log_tests[];
+extern const struct test golden_tests[];
 
 /* Set by the harness: the denywritectl binary and a scratch directory. */
 extern const char *test_tool;

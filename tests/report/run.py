@@ -102,6 +102,19 @@ STAT dwtest-ext4 fs /usr/lib/libdwtest.so ext4
 MATRIX exec / enforce write_running_exe ETXTBSY
 PASS write_running_exe_denied_in_enforce_on_ext4[exec /]
 EXIT dwtest-ext4 0"""
+# The stock kernel's matrix on ext4, which classic mode's there is
+# compared with.
+STOCK_EXT4_GROUP = """PLAN dwtest-ext4 1
+CELL - stock write_running_exe ETXTBSY
+MATRIX - stock write_running_exe ETXTBSY
+PASS write_running_exe_denied_in_stock_on_ext4
+EXIT dwtest-ext4 0"""
+WITH_EXT4 = [
+    sub(LSM, "^GROUPS boot dwtest kmemleak$",
+        "GROUPS boot dwtest dwtest-ext4 kmemleak"),
+    after(LSM, "^EXIT dwtest 0$", EXT4_GROUP),
+    sub(STOCK, "^GROUPS dwtest prctl$", "GROUPS dwtest dwtest-ext4 prctl"),
+    after(STOCK, "^EXIT dwtest 0$", STOCK_EXT4_GROUP)]
 
 # One case a row: name, expected verdict ("pass" or a text of the FAIL
 # line), edits, and optionally regular expressions that lines of the
@@ -176,10 +189,7 @@ CASES = [
         drop(CON, r"KTAP|^ *1\.\.|ok \d|# ")]),
     ("matrix_titles_name_the_filesystems", "pass", [
         after(LSM, "^PLAN dwtest 5$", "STAT dwtest fs /tmp tmpfs\n"
-              "STAT dwtest fs /usr/lib/libdwtest.so rootfs"),
-        sub(LSM, "^GROUPS boot dwtest kmemleak$",
-            "GROUPS boot dwtest dwtest-ext4 kmemleak"),
-        after(LSM, "^EXIT dwtest 0$", EXT4_GROUP)],
+              "STAT dwtest fs /usr/lib/libdwtest.so rootfs")] + WITH_EXT4,
      [r"^rules: exec / on tmpfs \(/tmp\); rootfs \(/usr/lib/libdwtest\.so\)$",
       r"^rules: exec / \(dwtest-ext4\) on ext4$"]),
     ("classic_unlike_stock_fails", "compare/classic_matches_stock_write_running_exe", [
@@ -187,6 +197,13 @@ CASES = [
             "CELL - stock write_running_exe ok"),
         sub(STOCK, "^MATRIX - stock write_running_exe ETXTBSY$",
             "MATRIX - stock write_running_exe ok")]),
+    ("classic_unlike_stock_on_ext4_fails",
+     "compare/classic_on_ext4_matches_stock_write_running_exe", WITH_EXT4[:3] + [
+        after(STOCK, "^EXIT dwtest 0$", STOCK_EXT4_GROUP.replace(
+            "ETXTBSY", "ok").replace("denied", "allowed"))]),
+    ("stock_without_the_ext4_matrix_fails",
+     "compare/classic_on_ext4_compared_with_stock: no common scenarios",
+     WITH_EXT4[:2]),
 ]
 
 # A kernel log line of each splat kind of report.SPLATS.
