@@ -24,7 +24,7 @@ DEBIAN_FRAGMENTS := qemu/kernel.config qemu/denywrite.config qemu/systemd.config
 export QEMU_ACCEL ?= tcg
 
 .PHONY: all deps kernel kernel-stock kernel-kcsan cli install deb headers guest-progs bench-progs \
-	initramfs run test test-stock check-host checkpatch bench bench-patched clean \
+	initramfs run test test-stock test-mutants check-host checkpatch bench bench-patched clean \
 	kernel-debian debian-vm test-debian run-debian
 
 all: kernel initramfs
@@ -113,6 +113,11 @@ test: deps
 
 test-stock: deps
 	@scripts/test.sh stock
+
+# Deliberately broken kernels and tools, each of which the tests must
+# fail (scripts/mutants.sh; README.md, "Tests"); not part of make test.
+test-mutants: deps
+	@scripts/mutants.sh
 
 # A Debian 12 guest with systemd (README.md, "On a real system").
 kernel-debian: deps
