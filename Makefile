@@ -24,7 +24,8 @@ DEBIAN_FRAGMENTS := qemu/kernel.config qemu/denywrite.config qemu/systemd.config
 export QEMU_ACCEL ?= tcg
 
 .PHONY: all deps kernel kernel-stock kernel-kcsan cli install deb headers guest-progs bench-progs \
-	initramfs run test test-stock test-mutants check-host checkpatch bench bench-patched clean \
+	initramfs run test test-stock test-mutants check-host checkpatch series check-series \
+	bench bench-patched clean \
 	kernel-debian debian-vm test-debian run-debian
 
 all: kernel initramfs
@@ -135,6 +136,15 @@ run-debian: debian-vm
 
 checkpatch: kernel
 	@scripts/checkpatch.sh $(KSRC)
+
+# The patch series as it is sent (build/series/), and what a maintainer
+# does with it: git am on a fresh tree, a build after each patch,
+# checkpatch and get_maintainer on each (README.md, "The series").
+series: deps
+	@scripts/make-series.sh $(B)/series
+
+check-series: series
+	@scripts/check-series.sh $(B)/series
 
 # Benchmarks, not part of `make test` (README.md, "Performance"): build
 # the two benchmark kernels, boot every configuration, print the table

@@ -45,6 +45,7 @@ coverage  300  /tests/bin/coverage
 sfs       300  /tests/bin/sfstest
 walkstorm 300  /tests/bin/walkstorm
 selftests 600  group_selftests
+lsm-selftests 120  group_lsm_selftests
 promises  300  /tests/bin/promises
 stress    300  /tests/bin/stress --kernel lsm
 bench-smoke 300 /tests/bench/dwbench --smoke
@@ -54,6 +55,7 @@ cli       300  sh /tests/cli.sh
 '
 suite_selftests='
 selftests 600  group_selftests
+lsm-selftests 120  group_lsm_selftests
 '
 suite_fs='
 dwtest-ext4     900  group_dwtest_on ext4
@@ -561,8 +563,24 @@ tap_to_results() {
 group_selftests() {
 	cp $bin/cov-ext4.img /tmp/dwself-ext4.img || return 1
 	set -o pipefail
-	DENYWRITE_TEST_EXT4=/tmp/dwself-ext4.img $bin/denywrite_test 2>&1 |
+	DENYWRITE_TEST_EXT4=/tmp/dwself-ext4.img DENYWRITE_TEST_DYNAMIC=$bin/dlsleep \
+		$bin/denywrite_test 2>&1 |
 		tap_to_results
+}
+
+# The LSM framework's selftests (tools/testing/selftests/lsm): one group of
+# the results of its three programs, under one plan.
+group_lsm_selftests() {
+	rc=0 tap=/tmp/lsm-selftests.tap
+	: >$tap
+	for t in lsm_get_self_attr_test lsm_list_modules_test lsm_set_self_attr_test; do
+		$bin/$t >$tap.one 2>&1 || rc=1
+		cat $tap.one >>$tap
+	done
+	n=$(sed -n 's/^1\.\.\([0-9]*\)$/\1/p' $tap | awk '{ s += $1 } END { print s + 0 }')
+	{ echo "1..$n"; grep -v '^1\.\.[0-9]*$' $tap; } | tap_to_results
+	rm -f $tap $tap.one
+	return $rc
 }
 
 # ---- the matrix on other filesystems -----------------------------------------

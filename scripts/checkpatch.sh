@@ -1,30 +1,32 @@
 #!/bin/sh
-# checkpatch.sh KERNEL_TREE: scripts/checkpatch.pl --strict on every patch
-# of the series, and on the LSM's files; fails on any report.
+# checkpatch.sh KERNEL_TREE [SERIES_DIR]
 #
-# The LSM's files are checked as new files added by the patch that wires
-# them in, the way they would be submitted upstream: checkpatch accepts a
-# __setup() only when the same patch documents it in kernel-parameters.txt.
+# scripts/checkpatch.pl --strict, run in KERNEL_TREE, on every patch of
+# the series as it is sent (SERIES_DIR, else scripts/make-series.sh makes
+# it in build/series/); the LSM's files are checked as the patch that adds
+# them (checkpatch accepts a __setup() only when the same patch documents
+# it in kernel-parameters.txt).  A report fails, unless the patch's commit
+# message justifies its type in a line "checkpatch: TYPE: why".
 set -eu
 tree=$(realpath "$1")
 top=$(cd "$(dirname "$0")/.." && pwd)
-cd "$top"
-checkpatch="$tree/scripts/checkpatch.pl --strict -q"
-wiring=$(grep -l 'security/denywrite/Kconfig' patches/*.patch | head -1)
-tmp=$(mktemp)
-trap 'rm -f "$tmp"' EXIT
-rc=0
-for p in $(grep -v '^#' patches/series); do
-	if [ "patches/$p" = "$wiring" ]; then
-		sed '/^-- *$/,$d' "$wiring" >"$tmp"
-		for f in security/denywrite/*; do
-			git diff --no-index --no-color /dev/null "$f" |
-				sed "s|^+++ b/.*|+++ b/$f|" >>"$tmp" || true
-		done
-		(cd "$tree" && $checkpatch "$tmp") || rc=1
-	else
-		(cd "$tree" && $checkpatch "$top/patches/$p") || rc=1
+out=${2:-$top/build/series}
+[ $# -ge 2 ] || "$top/scripts/make-series.sh" "$out" >/dev/null
+rc=0 n=0
+for p in "$out"/[0-9][0-9][0-9][0-9]-*.patch; do
+	case ${p##*/} in 0000-*) continue ;; esac
+	n=$((n + 1))
+	reports=$(cd "$tree" && scripts/checkpatch.pl --strict --terse --show-types \
+		--no-summary "$p" || true)
+	left=$(printf '%s\n' "$reports" | while IFS= read -r line; do
+		[ -n "$line" ] || continue
+		type=$(echo "$line" | sed -n 's/^[^:]*:[0-9]*: [A-Z]*:\([A-Z0-9_]*\):.*/\1/p')
+		grep -q "^checkpatch: $type: " "$p" || echo "$line"
+	done)
+	if [ -n "$left" ]; then
+		printf '%s: %s\n' "${p##*/}" "$left" >&2
+		rc=1
 	fi
 done
-[ $rc = 0 ] && echo "checkpatch --strict: patches and security/denywrite/ are clean"
+[ $rc = 0 ] && echo "checkpatch --strict: the $n patches of the series are clean"
 exit $rc

@@ -4,7 +4,7 @@
 set -eu
 pkgs="linux-source-6.12 gcc make flex bison bc libelf-dev libssl-dev cpio
 qemu-system-x86 busybox-static libcap-dev xz-utils patch perl python3 groff
-man-db cppcheck e2fsprogs"
+man-db cppcheck e2fsprogs python3-docutils"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f '${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||

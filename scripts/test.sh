@@ -34,7 +34,8 @@ runid="$start-$$"
 if [ "$what" = all ]; then
 	steps="cli_static_analysis_is_clean patched_kernel_builds
 		checkpatch_strict_is_clean tree_has_2021_map_denywrite_removal
-		kerneldoc_is_clean kcsan_kernel_builds stock_kernel_builds"
+		kerneldoc_is_clean docs_lint_is_clean kcsan_kernel_builds
+		stock_kernel_builds"
 	# Only this run's results: start from an empty directory.
 	rm -rf "$out"
 else
@@ -119,6 +120,7 @@ if [ "$what" = all ]; then
 		step checkpatch_strict_is_clean scripts/checkpatch.sh build/linux
 		step tree_has_2021_map_denywrite_removal scripts/check-2021-series.sh build/linux
 		step kerneldoc_is_clean kerneldoc
+		step docs_lint_is_clean scripts/check-docs.sh build/linux
 		echo "== booting the patched kernel"
 		boot lsm "$bz" "lsm=capability,denywrite"
 		boot params "$bz" "lsm=capability,denywrite denywrite.mode=audit denywrite.default=none"
@@ -131,7 +133,7 @@ if [ "$what" = all ]; then
 		fi
 	else
 		for s in checkpatch_strict_is_clean tree_has_2021_map_denywrite_removal \
-			kerneldoc_is_clean kcsan_kernel_builds; do
+			kerneldoc_is_clean docs_lint_is_clean kcsan_kernel_builds; do
 			skip_step $s "the patched kernel did not build"
 		done
 	fi

@@ -112,6 +112,13 @@ static int hook_file_open(struct file *file)
 {
 	if (denywrite_is_off() || !(file->f_mode & FMODE_WRITE))
 		return 0;
+	/*
+	 * The open of an overlayfs file checked its real file already: the
+	 * real file overlayfs opens for it is the same writer, not another.
+	 */
+	if (unlikely(file->f_mode & FMODE_BACKING) &&
+	    (backing_file_user_path(file)->dentry->d_flags & DCACHE_OP_REAL))
+		return 0;
 	return check_new_writer(file);
 }
 

@@ -11,11 +11,12 @@
  * cannot flood the log either.  Under auditd's "-f 2" a flood of records
  * could panic the machine; a few a minute per file and user cannot.  A
  * change of the mode or of the policy starts the limits afresh, for what
- * is refused then is news.  The counters count every operation.  Records go through the audit subsystem
- * (AUDIT_AVC, as other LSMs) when the kernel has it, otherwise to a kernel
- * log line.  Their
- * first field, lsm=denywrite, lets ausearch and aureport tell them from
- * other LSMs' records.
+ * is refused then is news.  The counters count every operation.
+ *
+ * Records go through the audit subsystem (AUDIT_AVC, as other LSMs) when
+ * the kernel has it, otherwise to a kernel log line.  Their first field,
+ * lsm=denywrite, lets ausearch and aureport tell them from other LSMs'
+ * records.
  *
  * Changes of the mode and of the policy are audited too, as other LSMs
  * do: AUDIT_MAC_STATUS and AUDIT_MAC_POLICY_LOAD records say who made the
@@ -92,12 +93,13 @@ long denywrite_audited(void)
 
 /*
  * The records of one file and user, in a table hashed by both.  A file is
- * its filesystem and inode number: an inode's address comes back for the
- * next file made.
+ * its filesystem, inode number and generation: an inode's address, and on
+ * most filesystems its number, come back for the next file made.
  */
 struct log_slot {
 	const struct super_block *sb;
 	unsigned long ino;
+	u32 generation;
 	kuid_t uid;
 	unsigned long start;
 	unsigned int count;
@@ -118,16 +120,18 @@ static bool log_allowed(const struct inode *inode, unsigned int *suppressed)
 {
 	kuid_t uid = current_uid();
 	unsigned long key = (unsigned long)inode->i_sb ^ inode->i_ino ^
-			    __kuid_val(uid);
+			    inode->i_generation ^ __kuid_val(uid);
 	struct log_slot *slot = &log_slots[hash_long(key, LOG_SLOTS_BITS)];
 	unsigned long now = jiffies;
 	bool allowed;
 
 	spin_lock(&log_lock);
 	if (slot->sb != inode->i_sb || slot->ino != inode->i_ino ||
+	    slot->generation != inode->i_generation ||
 	    !uid_eq(slot->uid, uid)) {
 		*slot = (struct log_slot){
-			.sb = inode->i_sb, .ino = inode->i_ino, .uid = uid,
+			.sb = inode->i_sb, .ino = inode->i_ino,
+			.generation = inode->i_generation, .uid = uid,
 			.start = now,
 		};
 	}

@@ -143,20 +143,22 @@ static int protect_pending(struct file *file, unsigned long start)
 					    DENYWRITE_HOLD_PENDING);
 	/* Nothing to wait for: refused, not covered, or held for good. */
 	if (err || !denywrite_file_is_protected(file, false) ||
-	    denywrite_file_is_protected(file, true))
-		goto done;
+	    denywrite_file_is_protected(file, true)) {
+		denywrite_mapping_cancel(pending);
+		kfree(pending);
+		return err;
+	}
 	/* A kernel thread never returns to user space: keep the hold. */
-	if (current->flags & PF_KTHREAD)
-		goto done;
-	init_task_work(&pending->work, mapping_done);
-	get_file(file);
-	if (!task_work_add(current, &pending->work, TWA_RESUME))
-		return 0;
-	fput(file);
-done:
-	denywrite_mapping_end(pending, !err);
+	if (!(current->flags & PF_KTHREAD)) {
+		init_task_work(&pending->work, mapping_done);
+		get_file(file);
+		if (!task_work_add(current, &pending->work, TWA_RESUME))
+			return 0;
+		fput(file);
+	}
+	denywrite_mapping_end(pending, true);
 	kfree(pending);
-	return err;
+	return 0;
 }
 
 /**

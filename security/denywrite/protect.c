@@ -583,6 +583,23 @@ void denywrite_mapping_begin(struct denywrite_pending *pending,
 	spin_unlock(&bucket->lock);
 }
 
+/**
+ * denywrite_mapping_cancel - a mapping took no hold of its own
+ * @pending: from denywrite_mapping_begin()
+ *
+ * The file was not covered, the mapping was refused, or its hold was
+ * confirmed already: the other mappings of the file under way decide
+ * about a pending hold.
+ */
+void denywrite_mapping_cancel(struct denywrite_pending *pending)
+{
+	struct pending_bucket *bucket = pending_bucket(pending->file);
+
+	spin_lock(&bucket->lock);
+	hlist_del(&pending->node);
+	spin_unlock(&bucket->lock);
+}
+
 /* Drop the hold of @file whose flags are @flags, in the slot or the table. */
 static void hold_drop(struct file *file, unsigned long *flags)
 {

@@ -171,6 +171,7 @@ bool denywrite_file_held(struct file *file, bool settled);
 void denywrite_mapping_begin(struct denywrite_pending *pending,
 			     struct file *file);
 void denywrite_mapping_end(struct denywrite_pending *pending, bool mapped);
+void denywrite_mapping_cancel(struct denywrite_pending *pending);
 void denywrite_file_drop_transient(struct file *file);
 bool denywrite_file_mark_audited(struct file *file);
 void denywrite_file_release(struct file *file);

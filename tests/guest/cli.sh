@@ -675,7 +675,7 @@ test_why_as_nobody_counts_what_it_may_not_inspect() {
 		{ why="no 'not inspected' line: $out"; return 1; }
 	run "$BIN/runas" "$NOBODY" "$DWC" why "$T/hw"
 	expect 0 "" || return 1
-	contains "$out" "No process you may inspect has it open for writing;"
+	contains "$out" "writers:              unknown (you may not inspect this file's users)"
 }
 
 # --- policy files, empty loads, securityfs --------------------------------------

@@ -5,10 +5,14 @@
  *
  * Run as root on a kernel booted with denywrite in lsm=.  A test of an
  * ext4 filesystem needs DENYWRITE_TEST_EXT4, the path of an ext4 image it
- * may change (a copy), else it is skipped.
+ * may change (a copy), and the test of an exec that waits for its ELF
+ * interpreter needs DENYWRITE_TEST_DYNAMIC, a dynamically linked program
+ * that runs until killed; else they are skipped.
  */
 
 #define _GNU_SOURCE
+#include <elf.h>
+#include <linux/auto_fs.h>
 #include <linux/ext4.h>
 #include <linux/fanotify.h>
 #include <linux/io_uring.h>
@@ -753,6 +757,124 @@ TEST_F(dw, mode_switch_while_rules_write_waits_on_automount_allowed)
 	close(pipefd[0]);
 	close(pipefd[1]);
 	umount2(DIR_ "/auto", MNT_DETACH);
+}
+
+/* --- an exec that straddles a mode switch ------------------------------------ */
+
+/*
+ * Copy the dynamic program @from to @to with its ELF interpreter @interp
+ * (no longer than the one it had), and the interpreter it had to
+ * @old_interp_copy.
+ */
+static int copy_with_interp(const char *from, const char *to,
+			    const char *interp, const char *old_interp_copy)
+{
+	char cmd[1024], old[256] = "", pad[256] = "";
+	Elf64_Ehdr eh;
+	Elf64_Phdr ph;
+	int fd, i;
+
+	snprintf(cmd, sizeof(cmd), "cp %s %s", from, to);
+	if (system(cmd))
+		return -1;
+	fd = open(to, O_RDWR | O_CLOEXEC);
+	if (fd < 0 || pread(fd, &eh, sizeof(eh), 0) != sizeof(eh))
+		return -1;
+	for (i = 0; i < eh.e_phnum; i++) {
+		if (pread(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) !=
+		    sizeof(ph))
+			return -1;
+		if (ph.p_type != PT_INTERP)
+			continue;
+		if (ph.p_filesz > sizeof(old) || strlen(interp) >= ph.p_filesz ||
+		    pread(fd, old, ph.p_filesz, ph.p_offset) != (ssize_t)ph.p_filesz)
+			return -1;
+		memcpy(pad, interp, strlen(interp) + 1);
+		if (pwrite(fd, pad, ph.p_filesz, ph.p_offset) != (ssize_t)ph.p_filesz)
+			return -1;
+		close(fd);
+		snprintf(cmd, sizeof(cmd), "cp %s %s", old, old_interp_copy);
+		return system(cmd) ? -1 : 0;
+	}
+	close(fd);
+	return -1;
+}
+
+/* Has process @pid mapped a file whose path ends with @suffix? */
+static bool maps_file(pid_t pid, const char *suffix)
+{
+	char path[64], line[512];
+	bool found = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "r");
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		found = strlen(line) >= strlen(suffix) &&
+			!strcmp(line + strlen(line) - strlen(suffix), suffix);
+	}
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * An exec checks the program while the mode is off; the mode goes to
+ * enforce while exec waits for its ELF interpreter (on an automount the
+ * test answers); exec then maps the program: it holds it, as an exec that
+ * started in enforce would.
+ */
+TEST_F(dw, exec_checked_in_mode_off_and_mapped_in_enforce_protects_program)
+{
+	const char *dyn = getenv("DENYWRITE_TEST_DYNAMIC");
+	union autofs_v5_packet_union pkt;
+	char opts[96];
+	int pipefd[2], root;
+	struct pollfd pfd;
+	pid_t pid;
+
+	if (!dyn)
+		SKIP(return, "no dynamic program: set DENYWRITE_TEST_DYNAMIC");
+	ASSERT_EQ(0, mkdir(DIR_ "/a", 0755));
+	ASSERT_EQ(0, mkdir(DIR_ "/ld", 0755));
+	ASSERT_EQ(0, copy_with_interp(dyn, DIR_ "/dyn", DIR_ "/a/d/ld.so",
+				      DIR_ "/ld/ld.so"));
+	ASSERT_EQ(0, pipe2(pipefd, O_CLOEXEC));
+	snprintf(opts, sizeof(opts), "fd=%d,pgrp=%d,minproto=5,maxproto=5",
+		 pipefd[1], getpgrp());
+	ASSERT_EQ(0, mount("dwauto", DIR_ "/a", "autofs", 0, opts));
+	root = open(DIR_ "/a", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_LE(0, root);
+	ASSERT_EQ(0, policy_set("off", "exec /"));
+
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		char *const argv[] = { (char *)dyn, NULL };
+
+		setpgid(0, 0);
+		execv(DIR_ "/dyn", argv);
+		_exit(errno);
+	}
+	/* The exec waits for its interpreter: it checked the program. */
+	pfd = (struct pollfd){ .fd = pipefd[0], .events = POLLIN };
+	ASSERT_EQ(1, poll(&pfd, 1, WAIT_MS));
+	ASSERT_LT(0, read(pipefd[0], &pkt, sizeof(pkt)));
+	ASSERT_EQ(0, sfs_puts("mode", "enforce"));
+	ASSERT_EQ(0, mkdir(DIR_ "/a/d", 0755));
+	ASSERT_EQ(0, mount(DIR_ "/ld", DIR_ "/a/d", NULL, MS_BIND, NULL));
+	ASSERT_EQ(0, ioctl(root, AUTOFS_IOC_READY,
+			   pkt.v5_packet.wait_queue_token));
+	for (int i = 0; i < WAIT_MS / 100 && !maps_file(pid, "/ld.so"); i++)
+		usleep(100000);
+	ASSERT_TRUE(maps_file(pid, "/ld.so"));
+	EXPECT_EQ(ETXTBSY, open_err(DIR_ "/dyn", O_WRONLY));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	close(root);
+	close(pipefd[0]);
+	close(pipefd[1]);
 }
 
 int main(int argc, char **argv)
