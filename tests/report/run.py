@@ -5,7 +5,7 @@ good/ is a small, complete, passing set of logs (host suite "host", guest
 suites "lsm" and "stock") with its manifest (good/manifest); full/ is a
 real make test run of every suite, with the tests/manifest it passed
 (full/manifest: the manifest of that day, so that adding a test to
-tests/manifest does not need a new canned run).  Each case below copies
+tests/manifest does not need a new canned run; its logs gzipped).  Each case below copies
 one, applies a few edits (to the logs or to the manifest), runs the
 report on the copy and checks the verdict: "pass" (exit 0, no failure),
 or a failure whose FAIL line contains the given text (exit 1), so that a
@@ -17,6 +17,7 @@ and two check tests/manifest itself against the tree.
 Prints "PLAN report N", then one PASS/FAIL line a case; exits 1 if one
 failed.  Run by make test (scripts/test.sh) as the host suite "report".
 """
+import gzip
 import os
 import re
 import shutil
@@ -610,6 +611,13 @@ def run_case(expect, edits, shows=(), args=ARGS, base=GOOD):
     with tempfile.TemporaryDirectory(prefix="dwreport.") as tmp:
         d = os.path.join(tmp, "logs")
         shutil.copytree(base, d)
+        for root, _, files in os.walk(d):  # full/ keeps its logs gzipped
+            for f in files:
+                if f.endswith(".gz"):
+                    with gzip.open(os.path.join(root, f)) as z, \
+                            open(os.path.join(root, f[:-3]), "wb") as out:
+                        shutil.copyfileobj(z, out)
+                    os.remove(os.path.join(root, f))
         try:
             for edit in edits:
                 edit(d)
