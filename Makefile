@@ -13,6 +13,9 @@ FSIMAGE := $(B)/dwfs.img
 CLI := policy-tool/denywritectl
 FRAGMENTS := qemu/kernel.config qemu/debug.config qemu/denywrite.config
 STOCK_FRAGMENTS := qemu/kernel.config qemu/debug.config
+# The KCSAN kernel (suite kcsan): no KASAN, which KCSAN excludes.
+KCSAN_OBJ := $(B)/obj-kcsan
+KCSAN_FRAGMENTS := qemu/kernel.config qemu/denywrite.config qemu/kcsan.config
 # The Debian guest's kernel: no KASAN or lockdep, so systemd boots in
 # reasonable time under TCG (README.md, "On a real system").
 DEBIAN_OBJ := $(B)/obj-debian
@@ -20,8 +23,8 @@ DEBIAN_FRAGMENTS := qemu/kernel.config qemu/denywrite.config qemu/systemd.config
 
 export QEMU_ACCEL ?= tcg
 
-.PHONY: all deps kernel kernel-stock cli install deb headers guest-progs bench-progs \
-	initramfs run test test-stock check-host checkpatch series check-series \
+.PHONY: all deps kernel kernel-stock kernel-kcsan cli install deb headers guest-progs bench-progs \
+	initramfs run test test-stock test-mutants check-host checkpatch series check-series \
 	bench bench-patched clean \
 	kernel-debian debian-vm test-debian run-debian golden
 
@@ -37,6 +40,10 @@ kernel: deps
 kernel-stock: deps
 	@scripts/prepare-tree.sh $(STOCK_SRC)
 	@scripts/build-kernel.sh $(STOCK_SRC) $(STOCK_OBJ) $(STOCK_FRAGMENTS)
+
+kernel-kcsan: deps
+	@scripts/prepare-tree.sh $(KSRC) patches
+	@scripts/build-kernel.sh $(KSRC) $(KCSAN_OBJ) $(KCSAN_FRAGMENTS)
 
 # The CLI needs only gcc, make and libcap-dev (policy-tool/deps.sh), never
 # the kernel's build dependencies.  cli builds it static, for the guest's
@@ -113,6 +120,11 @@ golden: kernel initramfs
 
 test-stock: deps
 	@scripts/test.sh stock
+
+# Deliberately broken kernels and tools, each of which the tests must
+# fail (scripts/mutants.sh; README.md, "Tests"); not part of make test.
+test-mutants: deps
+	@scripts/mutants.sh
 
 # A Debian 12 guest with systemd (README.md, "On a real system").
 kernel-debian: deps

@@ -6,16 +6,19 @@
 #
 #   SUITE <suite> <run-id>       first; run-id from dwrun= on the command line
 #   GROUPS <group>...            every group the suite will run, from its table
-#   ALLOW-SKIP <check>           a check that may print SKIP in this suite
 #   PLAN <group> <N>             printed by the group before its first check,
 #   PASS|FAIL|SKIP <check>...      then exactly N result lines
 #   STAT <group> <key> <value>   figures (rounds, inputs, seconds)
 #   EXIT <group> <status>        printed by dwrun once the group ended
+#   KMSG <seq> <prio> <text>     the kernel's whole log, once the groups ended
+#   KMSG-END <records> <lost>      (tests/guest/kmsgdump.c)
 #   END <suite>                  last
 #
 # Adding a test program to a suite is one row in its table below (the
-# program prints its own PLAN; see run_group), and its file in
-# qemu/initramfs.list.
+# program prints its own PLAN; see run_group), its file in
+# qemu/initramfs.list, and its checks in tests/manifest, which is what the
+# report expects (README.md, "Tests").  Which checks may SKIP is said
+# there too, never here: nothing the test guest prints can excuse a check.
 
 sfs=/sys/kernel/security/denywrite
 bin=/tests/bin
@@ -88,28 +91,20 @@ stress    300  /tests/bin/stress --kernel stock
 suite_golden='
 golden    120  /tests/bin/golden --capture
 '
-no_kmemleak='stock golden'
+# The KCSAN kernel (qemu/kcsan.config, scripts/test.sh): the races of
+# stress, the promises and the selftests on two CPUs, with KCSAN watching
+# (its KUnit run is in the boot log); then its counters, which show that
+# it watched.  KCSAN slows the guest: longer timeouts.
+suite_kcsan='
+selftests 1200 group_selftests
+promises  900  /tests/bin/promises
+stress    900  /tests/bin/stress --kernel lsm
+kcsan     60   group_checks kcsan
+'
+# The stock kernel is not ours to judge; the KCSAN kernel has no kmemleak;
+# golden is a capture, not a test.
+no_kmemleak='stock kcsan golden'
 kmemleak_row='kmemleak  300  group_checks kmemleak'
-
-# Checks that may print SKIP, per suite (one name a line): only for a
-# feature the test kernel does not have, with the reason in a comment.
-# No filesystem of the guest has reflinks (FICLONE is EOPNOTSUPP first).
-allow_skip_lsm='
-old_writer_fd_ficlone_into_denied_in_enforce[exec,ignore-writers /tmp/cov/ext4]
-'
-allow_skip_params=''
-allow_skip_params_off=''
-allow_skip_default_lsm=''
-allow_skip_fs=''
-# Without denywrite in lsm= there is no inode blob nor holds table: the
-# KUnit tests of holds skip.
-allow_skip_removed='
-kunit_holds_in_slot_and_table
-kunit_stop_drops_holds_and_takes_none
-kunit_stop_drops_marks_and_takes_none
-kunit_sweep_yields_and_goes_on
-'
-allow_skip_stock=''
 
 # ---- check tables ----------------------------------------------------------
 # One row a check: NAME WANT PROBE [ARGS...], read with the shell's quoting
@@ -147,6 +142,12 @@ default_lsm_list_protects_running_program_denied  "denied write+1 audited+0"  pr
 '
 checks_removed='
 removed_kernel_has_no_denywrite_lsm   not-listed  lsm_listing
+'
+# KCSAN was on and watched accesses while the suite ran; its counters
+# become STAT lines.  A report on the console fails the run (report.py).
+checks_kcsan='
+kcsan_is_enabled             enabled  kcsan_enabled
+kcsan_set_up_watchpoints     watched  kcsan_watched
 '
 checks_cli_without_securityfs='
 cli_unprivileged_without_securityfs_says_mount_command  "exit 4, says mount -t securityfs"  cli_unmounted_unprivileged
@@ -518,6 +519,26 @@ cli_unmounted_root() {
 	fi
 }
 
+kcsan_info=/sys/kernel/debug/kcsan
+
+kcsan_enabled() {
+	if [ ! -r $kcsan_info ]; then
+		echo "$kcsan_info is missing"
+	elif [ "$(sed -n 's/^enabled: //p' $kcsan_info)" = 1 ]; then
+		echo enabled
+	else
+		echo "not enabled: $(head -n 1 $kcsan_info)"
+	fi
+}
+
+kcsan_watched() {	# "watched" once KCSAN set up a watchpoint
+	for k in setup_watchpoints data_races report_races races_unknown_origin no_capacity; do
+		echo "STAT $DWTEST_GROUP $k $(sed -n "s/^$k: //p" $kcsan_info)" >&3
+	done
+	n=$(sed -n 's/^setup_watchpoints: //p' $kcsan_info)
+	if [ "${n:-0}" -gt 0 ]; then echo watched; else echo "setup_watchpoints '${n}'"; fi
+}
+
 kmemleak=/sys/kernel/debug/kmemleak
 
 # kmemleak reports only objects older than 5 s (MSECS_MIN_AGE), and a
@@ -685,6 +706,9 @@ run_suite() {	# run_suite SUITE RUN-ID
 	fi
 	set -f
 	echo GROUPS $(suite_rows "$1" | awk 'NF { print $1 }')
+	# Only the Debian guest's suites (tests/debian/suites.sh) still say
+	# here which checks may skip, before any group runs; the report of
+	# make test refuses an ALLOW-SKIP line (tests/manifest says it).
 	eval "skips=\${allow_skip_$1:-}"
 	printf '%s\n' "$skips" | while IFS= read -r s; do
 		[ -n "$s" ] && echo "ALLOW-SKIP $s"
@@ -695,6 +719,10 @@ run_suite() {	# run_suite SUITE RUN-ID
 		run_group $row
 	done </tmp/suite.rows
 	set +f
+	# The kernel's whole log, which the report scans beside the console's
+	# and compares with it: a message the console lost fails the run.
+	# (The Debian guest has no kmsgdump.)
+	[ -x $bin/kmsgdump ] && { $bin/kmsgdump || echo "kmsgdump failed" >&2; }
 	echo "END $1"
 }
 

@@ -1,50 +1,66 @@
 #!/usr/bin/env python3
 """Turn the test logs into one report.
 
+report.py --manifest FILE [--partial SUITE[,SUITE...]] DIR
+    make test: every suite of the manifest (tests/manifest) is checked
+    against it: its groups, each group's checks (names, or an exact count,
+    or a minimum with a reason), the matrix cells, the KUnit suites and
+    cases of each boot, the checks that may skip, the kernel log lines it
+    requires.  --partial checks only the suites named (make test-stock, the
+    mutants), and says so.
 report.py [--host SUITE]... DIR SUITE...
-    Checks the accounting of every suite named, prints per suite and group
-    "declared / ran / passed / skipped / failed", the STAT figures, the
-    matrix of modes x scenarios, the failures, and last
-    "N passed, N failed".  Exits 1 if anything failed.
+    Without a manifest (make test-debian): the suites named, each against
+    its own PLAN lines and the ALLOW-SKIP lines before its first PLAN.
 report.py --demo DIR
     Prints the demonstration transcript of `make run`; exits 1 if it failed.
 
+Either prints per suite and group "declared / ran / passed / skipped /
+failed", the STAT figures, the matrix of modes x scenarios, the failures,
+and last "N passed, N failed".  Exits 1 if anything failed.
+
 A suite is DIR/SUITE/results.log.  Guest suites are written by the guest
 (qemu/guest-suites.sh) and come with DIR/SUITE/console.log, the kernel's
-log, and DIR/SUITE/boot.status from scripts/boot.sh; host suites (--host)
-are written by scripts/test.sh.  DIR/run.id holds the id of this run; a
-suite whose SUITE line names another run is stale and counts nothing.
+log, and DIR/SUITE/boot.status from scripts/boot.sh; host suites are
+written by scripts/test.sh.  DIR/run.id holds the id of this run; a suite
+whose SUITE line names another run is stale and counts nothing.
 
 The rules (README.md, "Tests"): a results.log is
     SUITE <suite> <run-id>
     GROUPS <group>...
-    ALLOW-SKIP <check>           (any number)
     then for each group: PLAN <group> <N>, N result lines
     (PASS <check> | FAIL <check>: <why> | SKIP <check>: <why>), optional
     CELL/MATRIX/STAT lines, and EXIT <group> <status>
+    KMSG <seq> <prio> <text>... KMSG-END <records> <lost>  (guest suites)
     END <suite>
 and anything else on a line of its own is ignored.  A failure is: a FAIL
-line; a SKIP not allowed by the suite; a group without PLAN or EXIT, with
-another result count than its PLAN, or whose EXIT status is not 0; a
+line; a SKIP the manifest does not allow; a group without PLAN or EXIT,
+with another result count than its PLAN, or whose EXIT status is not 0; a
 group not declared in GROUPS; a result outside any group; a check name
-twice in a suite; a CELL without its MATRIX line, or a MATRIX line without
-a CELL; a missing suite, SUITE line or END line; a stale suite; a splat in
-a guest's kernel log; a KUnit result other than ok, or a KUnit count other
-than its KTAP plan; classic enforcement unlike the stock kernel.
+twice in a suite; a CELL without its MATRIX line, a MATRIX line without a
+CELL, or a MATRIX outcome other than its CELL's; a missing suite, SUITE
+line or END line; a stale suite; a splat in a guest's kernel log (the
+console's or the dump's), a kernel message the console lost, or a dump
+that lost one; a KUnit result other than ok, or a KUnit count other than
+its KTAP plan; classic enforcement unlike the stock kernel; and anything
+of the run the manifest does not list, or listed and missing.
 """
 import argparse
 import os
 import re
 import sys
 
-# Kernel log lines that mean the kernel is not healthy, by kind.
+# Kernel log lines that mean the kernel is not healthy, by kind.  KCSAN's
+# reports are a kind of their own (kcsan), so that KCSAN_ALLOW can excuse
+# one; "callbacks suppressed" and "printk messages dropped" mean the log
+# lost lines, any of which could have been a splat.
 SPLATS = [
-    ("bug", r"BUG:"),
+    ("bug", r"BUG:(?! KCSAN:)"),
     ("kernel_bug", r"kernel BUG at"),
     ("warning", r"WARNING:"),
     ("oops", r"Oops"),
     ("kasan", r"KASAN"),
     ("ubsan", r"UBSAN"),
+    ("kcsan", r"BUG: KCSAN:"),
     ("lockdep", r"possible circular locking|possible recursive locking"),
     ("panic", r"Kernel panic"),
     ("rcu_stall", r"rcu: INFO|detected stalls? on CPU"),
@@ -56,15 +72,49 @@ SPLATS = [
     ("slub", r"BUG [\w.-]+ \((Not tainted|Tainted)"),
     ("kmemleak_disabled", r"Kernel memory leak detector disabled"),
     ("call_trace", r"Call Trace:"),
+    ("printk_dropped", r"printk messages dropped"),
+    ("callbacks_suppressed", r"callbacks suppressed"),
 ]
 SPLAT_RES = [(kind, re.compile(rx)) for kind, rx in SPLATS]
-# Guest suites whose kernel must have run the KUnit tests.
+# Without a manifest: guest suites whose kernel must have run KUnit.
 KUNIT_REQUIRED = {"lsm"}
+
+# "<function>: N callbacks suppressed": a rate-limited printk dropped N
+# messages.  The guest lifts printk_ratelimit (qemu/init), so none should;
+# a function listed here may, with the reason.  None is.
+SUPPRESSED_ALLOW = {
+}
+
+# KCSAN reports on code outside denywrite that the suite provokes: the
+# functions the report's title names (sorted, "a / b" or "a") -> why it
+# is not denywrite's bug.  A report naming a denywrite function anywhere
+# in it is never excused.  README.md, "Tests", says how to add one.
+KCSAN_ALLOW = {
+}
+KCSAN_TITLE = re.compile(r"BUG: KCSAN: [\w-]+ in (.+?)\s*$")
+KCSAN_END = re.compile(r"^={20,}")
+SYMBOL = re.compile(r"([A-Za-z_][\w.]*)\+0x[0-9a-f]+/0x[0-9a-f]+")
 
 RESULT = re.compile(r"^(PASS|FAIL|SKIP) (.+)$")
 TS = r"(?:\[\s*\d+\.\d+\] ?)?"  # printk time, if the kernel adds it
 KTAP_PLAN = re.compile(r"^" + TS + r"(    )?1\.\.(\d+)\s*$")
 KTAP_RESULT = re.compile(r"^" + TS + r"(    )?(ok|not ok) \d+ (\S+)(.*)$")
+KTAP_SUBTEST = re.compile(r"^" + TS + r"    # Subtest: (\S+)")
+KMSG_ESC = re.compile(rb"\\x([0-9a-fA-F]{2})")
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def denywrite_functions():
+    """The names of the functions defined in security/denywrite/*.c."""
+    names = set()
+    d = os.path.join(TOP, "security", "denywrite")
+    for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+        if f.endswith(".c"):
+            with open(os.path.join(d, f), errors="replace") as fh:
+                names.update(re.findall(r"^[a-z][\w \t*]*?\b(\w+)\([^;]*$",
+                                        fh.read(), re.M))
+    return names
 
 
 def read(path):
@@ -91,6 +141,250 @@ def cell_fields(line):
     return (" ".join(f[1:-3]), f[-3], f[-2]), f[-1]
 
 
+def matrix_name(key, expected, suffix):
+    """The check name of a matrix cell, as dwtest makes it:
+    <scenario>_<denied|allowed>_in_<mode><suffix>[<rules>]."""
+    rules, mode, scenario = key
+    verdict = "denied" if expected == "ETXTBSY" else "allowed"
+    name = f"{scenario}_{verdict}_in_{mode}{suffix}"
+    return name if rules == "-" else f"{name}[{rules}]"
+
+
+# ---- the manifest ------------------------------------------------------------
+#
+# tests/manifest, written by hand: what make test must run.  Its header
+# says the format; in short, one directive a line, the names it lists
+# indented below it:
+#   suite NAME host|guest            a suite, in the report's order
+#   group NAME N | group NAME >=N: why   a group: exactly N checks (named
+#                                    below, plus its cells), or at least N
+#   file PATH                        (in a group) the file its checks are in
+#   cells [RULES]... x MODE... x SCENARIO|@LIST... [suffix S]
+#                                    (in a group) matrix cells, each with
+#                                    its CELL, MATRIX and check line
+#   kunit SUITE N                    a KUnit suite of the boot, N cases below
+#   skip: why                        checks below may SKIP, for that reason
+#   log REGEX                        a kernel log line the boot must print
+#   use BLOCK                        the lines of "block BLOCK ... end"
+#   list NAME ... end                words for a cells line (@NAME)
+
+class MGroup:
+    def __init__(self, name, count, minimum, why):
+        self.name, self.count, self.minimum, self.why = name, count, minimum, why
+        self.names = []       # listed check names
+        self.cells = {}       # (rules, mode, scenario) -> name suffix
+        self.files = []
+
+
+class MSuite:
+    def __init__(self, name, kind):
+        self.name, self.kind = name, kind
+        self.groups = {}
+        self.kunit = {}       # KUnit suite -> [case]
+        self.skips = {}       # check -> why
+        self.logs = []        # regular expressions
+
+
+class Manifest:
+    def __init__(self, path):
+        self.path = path
+        self.suites = {}
+        self.errors = []      # (line number, why)
+        lines = read(path)
+        if lines is None:
+            self.errors.append((0, f"{path}: no such file"))
+            return
+        self.parse(self.expand(lines))
+        self.validate()
+
+    def err(self, no, why):
+        self.errors.append((no, why))
+
+    def expand(self, lines):
+        """Take out the blocks and lists; put each block in at its use."""
+        self.lists, blocks, out = {}, {}, []
+        cur = None  # (kind, name, no)
+        for no, raw in enumerate(lines, 1):
+            line = raw.rstrip()
+            if not line.strip() or line.lstrip().startswith("#"):
+                continue
+            f = line.split()
+            if cur is not None:
+                if line == "end":
+                    cur = None
+                elif cur[0] == "list":
+                    self.lists[cur[1]].extend(f)
+                else:
+                    blocks[cur[1]].append((no, line))
+                continue
+            if f[0] in ("block", "list") and len(f) == 2:
+                if f[1] in blocks or f[1] in self.lists:
+                    self.err(no, f"{f[0]} {f[1]} defined twice")
+                cur = (f[0], f[1], no)
+                (blocks if f[0] == "block" else self.lists)[f[1]] = []
+                continue
+            out.append((no, line))
+        if cur is not None:
+            self.err(cur[2], f"{cur[0]} {cur[1]} has no end")
+        expanded = []
+        for no, line in out:
+            f = line.split()
+            if f[0] == "use":
+                if len(f) != 2 or f[1] not in blocks:
+                    self.err(no, f"use of an unknown block: {line}")
+                    continue
+                expanded.extend(blocks[f[1]])
+            else:
+                expanded.append((no, line))
+        return expanded
+
+    def parse(self, lines):
+        suite = group = None
+        into = None  # the list indented names go to, and what they are
+        for no, line in lines:
+            if line[0] in " \t":
+                if into is None:
+                    self.err(no, f"an indented line under nothing: {line.strip()}")
+                else:
+                    into.append(line.strip())
+                continue
+            f = line.split()
+            word = f[0]
+            into = None
+            if word == "suite":
+                if len(f) != 3 or f[2] not in ("host", "guest"):
+                    self.err(no, f"expected 'suite NAME host|guest': {line}")
+                    continue
+                if f[1] in self.suites:
+                    self.err(no, f"suite {f[1]} twice")
+                suite = self.suites.setdefault(f[1], MSuite(f[1], f[2]))
+                group = None
+                continue
+            if suite is None:
+                self.err(no, f"'{word}' outside any suite")
+                continue
+            if word == "group":
+                m = re.fullmatch(r"group (\S+) (>=)?(\d+)(?:: (.+))?", line)
+                if not m or (m.group(2) and not m.group(4)) or \
+                        (m.group(4) and not m.group(2)):
+                    self.err(no, "expected 'group NAME N' or 'group NAME "
+                                 f">=N: why': {line}")
+                    group = None
+                    continue
+                if m.group(1) in suite.groups:
+                    self.err(no, f"group {suite.name}/{m.group(1)} twice")
+                group = MGroup(m.group(1), int(m.group(3)),
+                               bool(m.group(2)), m.group(4))
+                suite.groups[group.name] = group
+                into = group.names
+            elif word == "file":
+                if group is None or len(f) != 2:
+                    self.err(no, f"'file PATH' outside a group: {line}")
+                    continue
+                group.files.append(f[1])
+                into = group.names
+            elif word == "cells":
+                if group is None:
+                    self.err(no, f"cells outside a group: {line}")
+                    continue
+                self.parse_cells(no, line, group)
+                into = group.names
+            elif word == "kunit":
+                m = re.fullmatch(r"kunit (\S+) (\d+)", line)
+                if not m:
+                    self.err(no, f"expected 'kunit SUITE N': {line}")
+                    continue
+                if m.group(1) in suite.kunit:
+                    self.err(no, f"kunit {m.group(1)} twice in {suite.name}")
+                into = suite.kunit.setdefault(m.group(1), [])
+                self.kunit_count = getattr(self, "kunit_count", {})
+                self.kunit_count[(suite.name, m.group(1))] = (no, int(m.group(2)))
+                group = None
+            elif word == "skip:":
+                why = line[len("skip:"):].strip()
+                if not why:
+                    self.err(no, "a skip without its reason")
+                into = []
+                self.skip_into = getattr(self, "skip_into", [])
+                self.skip_into.append((suite, why, into, no))
+                group = None
+            elif word == "log":
+                try:
+                    suite.logs.append(re.compile(line[4:].strip()))
+                except re.error as e:
+                    self.err(no, f"log {line[4:]}: {e}")
+            else:
+                self.err(no, f"unknown directive: {line}")
+        for suite, why, names, no in getattr(self, "skip_into", []):
+            if not names:
+                self.err(no, "a skip: without a check below it")
+            for n in names:
+                suite.skips[n] = why
+
+    def parse_cells(self, no, line, group):
+        parts = line[len("cells"):].split(" x ")
+        if len(parts) != 3:
+            self.err(no, f"expected 'cells [RULES]... x MODE... x SCENARIO...': {line}")
+            return
+        rules = re.findall(r"\[([^\]]*)\]", parts[0])
+        if not rules or re.sub(r"\[[^\]]*\]", "", parts[0]).strip():
+            self.err(no, f"rule sets are written [RULES]: {parts[0].strip()}")
+            return
+        modes = parts[1].split()
+        words = parts[2].split()
+        suffix = ""
+        if "suffix" in words:
+            i = words.index("suffix")
+            if i != len(words) - 2:
+                self.err(no, f"'suffix S' ends a cells line: {line}")
+                return
+            suffix = words[i + 1]
+            words = words[:i]
+        scenarios = []
+        for w in words:
+            if w.startswith("@"):
+                if w[1:] not in self.lists:
+                    self.err(no, f"unknown list {w}")
+                scenarios.extend(self.lists.get(w[1:], []))
+            else:
+                scenarios.append(w)
+        for r in rules:
+            for m in modes:
+                for sc in scenarios:
+                    if (r, m, sc) in group.cells:
+                        self.err(no, f"cell [{r}] {m} {sc} twice")
+                    group.cells[(r, m, sc)] = suffix
+
+    def validate(self):
+        for s in self.suites.values():
+            seen = {}
+            for g in s.groups.values():
+                n = len(g.names) + len(g.cells)
+                if not g.minimum and n != g.count:
+                    self.err(0, f"{s.name}/{g.name}: says {g.count} checks, "
+                                f"lists {len(g.names)} names and "
+                                f"{len(g.cells)} cells")
+                if g.minimum and n > g.count:
+                    self.err(0, f"{s.name}/{g.name}: at least {g.count}, "
+                                f"but lists {n}")
+                for name in g.names:
+                    if name in seen:
+                        self.err(0, f"{s.name}: check {name} in {seen[name]} "
+                                    f"and {g.name}")
+                    seen[name] = g.name
+            for case_suite, cases in s.kunit.items():
+                no, count = self.kunit_count[(s.name, case_suite)]
+                if len(cases) != count:
+                    self.err(no, f"{s.name}: kunit {case_suite} says {count} "
+                                 f"cases, lists {len(cases)}")
+                for c in cases:
+                    seen[f"kunit_{c}"] = "kunit"
+            for name in s.skips:
+                if name not in seen:
+                    self.err(0, f"{s.name}: skip of {name}, which no group "
+                                "or KUnit suite of it lists")
+
+
 class Group:
     def __init__(self, name):
         self.name = name
@@ -103,6 +397,7 @@ class Group:
         self.matrix = {}      # (ruleset, mode, scenario) -> outcome
         self.stats = []       # (key, value)
         self.synthetic = False  # made by the report (KUnit): no EXIT
+        self.ktap = {}        # KUnit: KTAP suite -> [case]
         self.problems = []    # (what, why)
 
     def count(self, kind):
@@ -118,6 +413,11 @@ class Suite:
         self.suite_lines = 0
         self.declared = None  # the GROUPS line
         self.allowed = set()
+        self.allow_skip_lines = []  # (line number, check) of ALLOW-SKIP
+        self.plans_seen = False
+        self.kmsg = []        # (seq, prio, text) of the KMSG lines
+        self.kmsg_end = None  # (records, lost) of KMSG-END
+        self.excused = []     # kernel log lines an allow list excused
         self.groups = {}      # name -> Group, in order of appearance
         self.end = False
         self.problems = []    # (what, why): suite-level failures
@@ -166,7 +466,36 @@ class Parser:
         self.s.declared = line.split()[1:]
 
     def on_allow_skip(self, no, line):
-        self.s.allowed.add(line.split(" ", 1)[1].strip() if " " in line else "")
+        # Only read without a manifest, and only before the first PLAN:
+        # a program that runs cannot excuse its own skips.
+        name = line.split(" ", 1)[1].strip() if " " in line else ""
+        self.s.allow_skip_lines.append((no, name))
+        if self.s.plans_seen:
+            self.s.problem("allow_skip_late",
+                           f"line {no}: '{line}' after a group began: "
+                           "skips are allowed before the first PLAN only")
+        else:
+            self.s.allowed.add(name)
+
+    def on_kmsg(self, no, line):
+        f = line.split(" ", 3)
+        if len(f) < 3 or not f[1].isdigit() or not f[2].isdigit():
+            self.s.problem("kmsg_line", f"line {no}: malformed '{line[:80]}'")
+            return
+        if self.cur is not None:
+            self.s.problem("kmsg_inside_group", f"line {no}: a KMSG line "
+                           f"inside group {self.cur.name}")
+        self.s.kmsg.append((int(f[1]), int(f[2]), f[3] if len(f) > 3 else ""))
+
+    def on_kmsg_end(self, no, line):
+        f = line.split()
+        if len(f) != 3 or not f[1].isdigit() or not f[2].isdigit():
+            self.s.problem("kmsg_line", f"line {no}: malformed '{line}'")
+            return
+        self.s.kmsg_end = (int(f[1]), int(f[2]))
+
+    def on_kmsg_error(self, no, line):
+        self.s.problem("kmsg", f"line {no}: the dump of the kernel log failed: {line}")
 
     def on_plan(self, no, line):
         f = line.split()
@@ -177,6 +506,7 @@ class Parser:
             self.cur.problems.append(
                 ("plan_inside", f"PLAN {f[1]} (line {no}) came before its EXIT"))
         g = self.s.group(f[1])
+        self.s.plans_seen = True
         g.plans += 1
         if g.plans > 1:
             g.problems.append(("plan_twice", f"PLAN printed {g.plans} times (line {no})"))
@@ -247,7 +577,12 @@ def kunit_group(console):
     g = Group("kunit")
     g.synthetic = True
     top_plan, top_results, plan = None, 0, 0
+    subtest = "?"
     for line in console:
+        m = KTAP_SUBTEST.match(line)
+        if m:
+            subtest = m.group(1)
+            continue
         m = KTAP_PLAN.match(line)
         if m:
             if m.group(1):
@@ -265,6 +600,7 @@ def kunit_group(console):
         if "# SKIP" in m.group(4):
             kind = "SKIP"
         g.results.append((kind, f"kunit_{m.group(3)}", m.group(4).strip()))
+        g.ktap.setdefault(subtest, []).append(m.group(3))
     if top_plan is None:
         return None
     g.plan, g.plans = plan, 1
@@ -327,14 +663,113 @@ def check_group(s, g):
             g.problems.append(("missing_cell", "missing matrix cell "
                                f"[{key[0]}] {key[1]} {key[2]} "
                                f"(expected {expected})"))
+        elif g.matrix[key] != expected:
+            # Whatever the check line says: the outcome is not the model's.
+            g.problems.append(("matrix_outcome", f"MATRIX [{key[0]}] "
+                               f"{key[1]} {key[2]} is {g.matrix[key]}, its "
+                               f"CELL expects {expected}"))
     for key in g.matrix:
         if key not in g.cells:
             g.problems.append(("no_cell", f"MATRIX [{key[0]}] {key[1]} "
                                          f"{key[2]} without a CELL line"))
 
 
-def check_suite(s, run_id, console):
-    """Suite-level problems; sets s.counted."""
+def some(names, n=5):
+    return ", ".join(names[:n]) + (f" and {len(names) - n} more" if len(names) > n else "")
+
+
+def compare_group(g, mg):
+    """g against its manifest entry mg: names, cells, count."""
+    ran = [r[1] for r in g.results]
+    ranset = set(ran)
+    expected = list(mg.names)
+    no_cell = []
+    for key, suffix in mg.cells.items():
+        if key in g.cells:
+            expected.append(matrix_name(key, g.cells[key], suffix))
+        else:
+            no_cell.append(f"[{key[0]}] {key[1]} {key[2]}")
+    if no_cell:
+        g.problems.append(("manifest_cells", f"{len(no_cell)} cell(s) of "
+                           f"tests/manifest without a CELL line: {some(no_cell)}"))
+    extra_cells = [f"[{k[0]}] {k[1]} {k[2]}" for k in g.cells if k not in mg.cells]
+    if extra_cells:
+        g.problems.append(("manifest_extra_cells", f"{len(extra_cells)} CELL(s) "
+                           f"not in tests/manifest: {some(extra_cells)}"))
+    missing = [n for n in expected if n not in ranset]
+    if missing:
+        g.problems.append(("manifest_missing", f"{len(missing)} check(s) of "
+                           f"tests/manifest did not report: {some(missing)}"))
+    want = set(expected)
+    extra = [n for n in ran if n not in want]
+    if extra and not mg.minimum:
+        g.problems.append(("manifest_extra", f"{len(extra)} check(s) not in "
+                           f"tests/manifest: {some(extra)}"))
+    n = len(g.results)
+    if mg.minimum:
+        if n < mg.count:
+            g.problems.append(("manifest_count", f"{n} results, tests/manifest "
+                               f"wants at least {mg.count} ({mg.why})"))
+    else:
+        if n != mg.count:
+            g.problems.append(("manifest_count", f"{n} results, tests/manifest "
+                               f"says {mg.count}"))
+        if g.plan is not None and g.plan != mg.count:
+            g.problems.append(("manifest_plan", f"PLAN {g.plan}, tests/manifest "
+                               f"says {mg.count}"))
+
+
+def check_manifest(s, ms, logs):
+    """The suite against its manifest entry ms; logs: its kernel log lines."""
+    for no, name in s.allow_skip_lines:
+        s.problem("allow_skip_line", f"line {no}: ALLOW-SKIP {name}: only "
+                  "tests/manifest allows a skip, never the guest")
+    s.allowed = set(ms.skips)
+    for name, mg in ms.groups.items():
+        g = s.group(name)
+        if s.declared is not None and name not in s.declared and g.plans:
+            pass  # check_group says it: not in GROUPS
+        elif s.declared is not None and name not in s.declared:
+            g.problems.append(("declared", "in tests/manifest, but neither in "
+                                           "the suite's GROUPS line nor run"))
+        compare_group(g, mg)
+    for name, g in s.groups.items():
+        if not g.synthetic and name not in ms.groups:
+            g.problems.append(("manifest", "not in tests/manifest"))
+    kg = s.groups.get("kunit")
+    if kg is None and ms.kunit:
+        s.problem("kunit", "no KUnit (KTAP) results in console.log; "
+                  f"tests/manifest lists {', '.join(ms.kunit)}")
+    elif kg is not None:
+        for suite, cases in ms.kunit.items():
+            got = kg.ktap.get(suite)
+            if got is None:
+                kg.problems.append(("manifest_kunit_suite_missing", f"KUnit "
+                                    f"suite {suite} of tests/manifest did not run"))
+                continue
+            missing = [c for c in cases if c not in got]
+            extra = [c for c in got if c not in cases]
+            if missing:
+                kg.problems.append(("manifest_missing", f"KUnit {suite}: "
+                                    f"{len(missing)} case(s) of tests/manifest "
+                                    f"did not report: {some(missing)}"))
+            if extra:
+                kg.problems.append(("manifest_extra", f"KUnit {suite}: "
+                                    f"{len(extra)} case(s) not in "
+                                    f"tests/manifest: {some(extra)}"))
+        for suite in kg.ktap:
+            if suite not in ms.kunit:
+                kg.problems.append(("manifest_kunit_suite_extra", f"KUnit "
+                                    f"suite {suite} is not in tests/manifest"))
+    for rx in ms.logs:
+        if not any(rx.search(line) for line in logs):
+            s.problem("kernel_log_line", f"no kernel log line matches "
+                      f"'{rx.pattern}' (tests/manifest)")
+
+
+def check_suite(s, run_id, console, ms=None):
+    """Suite-level problems; sets s.counted.  ms: the suite's manifest
+    entry, if there is a manifest."""
     if not s.found:
         s.problem("ran", "no results.log: the suite did not run "
                          "(build failure, or it never booted)")
@@ -362,26 +797,128 @@ def check_suite(s, run_id, console):
         elif s.qemu_exit not in (None, "0"):
             why += f" (QEMU exited with {s.qemu_exit})"
         s.problem("end", why)
+    logs = []
     if s.kind == "guest":
-        check_console(s, console)
+        logs = check_console(s, console, ms is not None)
+    if ms is not None:
+        check_manifest(s, ms, logs)
     for g in s.groups.values():
         check_group(s, g)
 
 
-def check_console(s, console):
+def kmsg_lines(s):
+    """The dump's records as text lines (escapes undone)."""
+    out = []
+    for _, _, text in s.kmsg:
+        raw = KMSG_ESC.sub(lambda m: bytes([int(m.group(1), 16)]),
+                           text.encode("utf-8", "replace"))
+        out.extend(raw.decode("utf-8", "replace").split("\n"))
+    return out
+
+
+def check_kmsg(s, console, required):
+    """The dump of the kernel's log: whole, and all of it on the console."""
+    if s.kmsg_end is None:
+        if required or s.kmsg:
+            s.problem("kmsg", "no KMSG-END line: the kernel log was not "
+                      "dumped at the end of the suite, or not whole")
+        return
+    records, lost = s.kmsg_end
+    if records != len(s.kmsg):
+        s.problem("kmsg", f"KMSG-END says {records} records, "
+                  f"{len(s.kmsg)} KMSG lines")
+    if lost:
+        s.problem("kmsg_lost", f"{lost} kernel message(s) overwritten before "
+                  "the dump read them")
+    seqs = [r[0] for r in s.kmsg]
+    if seqs and seqs[0] != 0:
+        s.problem("kmsg_lost", f"the dump begins at record {seqs[0]}, not 0: "
+                  "the log buffer wrapped (log_buf_len too small)")
+    gaps = [f"{a}..{b}" for a, b in zip(seqs, seqs[1:]) if b != a + 1]
+    if gaps:
+        s.problem("kmsg_lost", f"the dump skips records: {some(gaps)}")
+    if console is None:
+        return
+    have = set(line.rstrip() for line in console)
+    text = None
+    absent = []
+    for line in kmsg_lines(s):
+        line = line.rstrip()
+        if not line.strip() or line in have:
+            continue
+        if text is None:
+            text = "\n".join(console)
+        if line not in text:  # a message can start in the middle of a line
+            absent.append(line)
+    if absent:
+        s.problem("console_lost_messages", f"{len(absent)} kernel message(s) "
+                  "of the dump are not on the console (console level "
+                  f"lowered, or messages dropped), first: {absent[0][:160]}")
+
+
+def kcsan_reports(lines, dw_funcs, allow=None):
+    """(title line, excuse or None) for each KCSAN report in lines."""
+    allow = KCSAN_ALLOW if allow is None else allow
+    out = []
+    for i, line in enumerate(lines):
+        m = KCSAN_TITLE.search(line)
+        if not m:
+            continue
+        funcs = sorted(re.sub(r"\+0x[0-9a-f]+/0x[0-9a-f]+", "", f).strip()
+                       for f in m.group(1).split(" / "))
+        block = []
+        for nxt in lines[i + 1:i + 80]:
+            if KCSAN_END.match(nxt.strip()):
+                break
+            block.append(nxt)
+        frames = set(funcs) | set(SYMBOL.findall("\n".join(block)))
+        why = allow.get(" / ".join(funcs))
+        if why and frames & dw_funcs:
+            why = None  # denywrite's own code is never excused
+        out.append((line.strip(), why))
+    return out
+
+
+def check_console(s, console, manifest):
+    """Splats, lost messages and KUnit of a guest suite; returns the kernel
+    log lines (the console's and the dump's)."""
     if console is None:
         s.problem("console", "no console.log")
-        return
+    check_kmsg(s, console, manifest)
+    dumped = kmsg_lines(s)
+    logs = (console or []) + dumped
+    dw_funcs = None
     for kind, rx in SPLAT_RES:
-        hits = [line for line in console if rx.search(line)]
+        hits = []
+        for where, lines in (("console", console or []), ("dump", dumped)):
+            if kind == "kcsan":
+                if dw_funcs is None:
+                    dw_funcs = denywrite_functions()
+                for line, why in kcsan_reports(lines, dw_funcs):
+                    if why:
+                        s.excused.append(f"{line} ({where}): {why}")
+                    else:
+                        hits.append(line)
+                continue
+            for line in lines:
+                if not rx.search(line):
+                    continue
+                if kind == "callbacks_suppressed":
+                    fn = line.split(":", 1)[0].strip()
+                    if fn in SUPPRESSED_ALLOW:
+                        s.excused.append(f"{line.strip()} ({where}): "
+                                         f"{SUPPRESSED_ALLOW[fn]}")
+                        continue
+                hits.append(line)
         if hits:
             s.problem(f"kernel_log_has_no_{kind}",
                       f"{len(hits)} line(s), first: {hits[0].strip()}")
-    g = kunit_group(console)
+    g = kunit_group(console or [])
     if g is not None:
         s.groups["kunit"] = g
-    elif s.name in KUNIT_REQUIRED:
+    elif not manifest and s.name in KUNIT_REQUIRED:
         s.problem("kunit", "no KUnit (KTAP) results in console.log")
+    return logs
 
 
 class Tally:
@@ -533,16 +1070,32 @@ def print_matrix(suites):
 def main_report(args):
     d = args.dir
     run_id = (read(os.path.join(d, "run.id")) or ["<no run.id>"])[0].strip()
-    names = args.host + args.suites
+    t = Tally()
+    manifest = partial = None
+    if args.manifest:
+        manifest = Manifest(args.manifest)
+        for no, why in manifest.errors:
+            t.fail("manifest" + (f"/line {no}" if no else ""), why)
+        names = list(manifest.suites)
+        kinds = {n: m.kind for n, m in manifest.suites.items()}
+        if args.partial:
+            partial = [n for n in args.partial.split(",") if n]
+            for n in partial:
+                if n not in manifest.suites:
+                    t.fail(f"{n}/manifest", "not a suite of tests/manifest")
+            names = [n for n in names if n in partial]
+    else:
+        names = args.host + args.suites
+        kinds = {n: "host" if n in args.host else "guest" for n in names}
     suites = []
     for name in names:
-        kind = "host" if name in args.host else "guest"
+        kind = kinds[name]
         s = load(d, name, kind)
         console = read(os.path.join(d, name, "console.log")) if kind == "guest" else None
-        check_suite(s, run_id, console)
+        check_suite(s, run_id, console,
+                    manifest.suites[name] if manifest else None)
         suites.append(s)
 
-    t = Tally()
     table = []
     for s in suites:
         rows, failed = tally_suite(t, s)
@@ -586,8 +1139,16 @@ def main_report(args):
     print()
     for f in t.skipped:
         print(f"SKIP {f} (allowed)")
+    for s in suites:
+        for line in s.excused:
+            print(f"EXCUSED {s.name}: {line}")
     for f in t.failures:
         print(f"FAIL {f}")
+    if manifest is None:
+        print("(no manifest: each group's count is its own PLAN)")
+    elif partial is not None:
+        print(f"(partial: only {', '.join(names) or 'no suite'} of "
+              f"{args.manifest} checked)")
     print(f"{t.passed} passed, {len(t.failures)} failed")
     return 1 if t.failures else 0
 
@@ -609,11 +1170,20 @@ def main(argv):
     if len(argv) == 3 and argv[1] == "--demo":
         return demo(argv[2])
     ap = argparse.ArgumentParser(description="the test report")
+    ap.add_argument("--manifest", help="what the run must hold "
+                    "(tests/manifest); its suites are the run's")
+    ap.add_argument("--partial", help="with --manifest: only these suites "
+                    "(comma-separated)")
     ap.add_argument("--host", action="append", default=[],
-                    help="a host-side suite (no console.log)")
+                    help="without --manifest: a host-side suite (no console.log)")
     ap.add_argument("dir")
-    ap.add_argument("suites", nargs="*")
-    return main_report(ap.parse_args(argv[1:]))
+    ap.add_argument("suites", nargs="*", help="without --manifest: the suites")
+    args = ap.parse_args(argv[1:])
+    if args.manifest and (args.suites or args.host):
+        ap.error("with --manifest, the suites are the manifest's (--partial to pick)")
+    if args.partial and not args.manifest:
+        ap.error("--partial needs --manifest")
+    return main_report(args)
 
 
 if __name__ == "__main__":
