@@ -41,13 +41,14 @@ cd "$src"
 git init -q
 git config user.name "check-series"
 git config user.email "check-series@localhost"
-git add -A
+# -f: Debian's top-level .gitignore ignores everything but debian/.
+git add -A -f
 git commit -q -m "linux-source-6.12"
 base=$(git rev-parse HEAD)
 say "base committed ($(($(date +%s) - start)) s)"
 
 patches=$(ls "$series"/[0-9][0-9][0-9][0-9]-*.patch | grep -v /0000-)
-git am -q $patches || fail "the series does not apply with git am"
+git am -q --whitespace=error $patches || fail "the series does not apply with git am (or adds whitespace errors)"
 say "$(echo "$patches" | wc -l) patches applied with git am"
 
 # An option a fragment asks for, and how .config has it.

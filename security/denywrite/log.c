@@ -327,4 +327,3 @@ void denywrite_audit_change(const char *op,
 		  op, ch->count, ch->old_count, task_tgid_nr(current), !err);
 }
 #endif /* CONFIG_AUDIT */
-
