@@ -605,6 +605,7 @@ static struct denywrite_policy *policy_parse(char *text, struct path **pins,
 	return policy;
 }
 
+#if IS_ENABLED(CONFIG_KUNIT)
 /**
  * denywrite_policy_parse - build a policy from its text
  * @text: NUL-terminated rules, one per line; modified in place
@@ -613,7 +614,7 @@ static struct denywrite_policy *policy_parse(char *text, struct path **pins,
  *
  * Return: the new, unpublished policy, or an ERR_PTR().
  */
-VISIBLE_IF_KUNIT struct denywrite_policy *denywrite_policy_parse(char *text)
+struct denywrite_policy *denywrite_policy_parse(char *text)
 {
 	struct denywrite_policy *policy;
 	struct path *pins;
@@ -624,6 +625,7 @@ VISIBLE_IF_KUNIT struct denywrite_policy *denywrite_policy_parse(char *text)
 		pins_put(pins, count);
 	return policy;
 }
+#endif
 
 /**
  * denywrite_policy_current - the published policy
