@@ -1,10 +1,16 @@
 #!/bin/sh
 # Install the Debian packages the build and the tests need, when missing.
-# Never touches the running kernel.
+# Never touches the running kernel.  linux-config-6.12 (Debian's own
+# configurations of the kernel), dwarves (pahole: the BTF of Debian's
+# configuration), kmod (depmod), debhelper and dpkg-dev are for the
+# distribution kernel and its package (make kernel-distro, kernel-deb),
+# clang for the BPF LSM program of its tests (tests/debian), rsync
+# (a build dependency bindeb-pkg checks).
 set -eu
 pkgs="linux-source-6.12 gcc make flex bison bc libelf-dev libssl-dev cpio
 qemu-system-x86 busybox-static libcap-dev xz-utils patch perl python3 groff
-man-db cppcheck e2fsprogs"
+man-db cppcheck e2fsprogs linux-config-6.12 dwarves kmod debhelper dpkg-dev
+clang rsync"
 missing=
 for p in $pkgs; do
 	dpkg-query -W -f '${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
