@@ -26,7 +26,7 @@ KERNEL_DEB := $(B)/kernel-deb
 
 export QEMU_ACCEL ?= tcg
 
-.PHONY: all deps kernel kernel-stock cli install deb headers guest-progs bench-progs \
+.PHONY: all deps deps-distro kernel kernel-stock cli install deb headers guest-progs bench-progs \
 	initramfs run test test-stock check-host checkpatch bench bench-patched clean \
 	kernel-debian debian-vm test-debian run-debian kernel-distro kernel-deb
 
@@ -120,11 +120,14 @@ kernel-debian: deps
 
 # Debian's configuration of 6.12 with denywrite, and as a Debian package
 # (docs/distro.md).
-kernel-distro: deps
+deps-distro:
+	@scripts/deps.sh --distro
+
+kernel-distro: deps-distro
 	@scripts/prepare-tree.sh $(KSRC) patches
 	@scripts/build-distro-kernel.sh patched $(KSRC) $(DISTRO_OBJ)
 
-kernel-deb: deps
+kernel-deb: deps-distro
 	@scripts/prepare-tree.sh $(KSRC) patches
 	@scripts/build-distro-kernel.sh patched $(KSRC) $(DISTRO_OBJ) --deb $(KERNEL_DEB)
 
