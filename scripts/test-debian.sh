@@ -32,6 +32,9 @@
 # run: with a terminal on stdin, a login on the serial console (root, no
 # password; what you change is thrown away); without one, the scripted
 # demonstration (suite debian_demo), its transcript and its report.
+# only DIR SUITE...: only those boots (debian_local and distro_local are
+# the pair of boots of each), no boot time suite; their report.  For
+# debugging: make test-debian runs them all.
 set -u
 what=$1
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -148,7 +151,7 @@ transcript() {	# the guest's "#" lines, suite by suite
 	echo "test-debian: run make debian-vm first" >&2
 	exit 1
 }
-if [ "$what" = test ] && ! { [ -f "$dimage" ] && [ -f "$dboot/initrd.img" ]; }; then
+if [ "$what" != run ] && ! { [ -f "$dimage" ] && [ -f "$dboot/initrd.img" ]; }; then
 	echo "test-debian: no $dimage: run make debian-vm (it needs make kernel-deb)" >&2
 	exit 1
 fi
@@ -201,8 +204,36 @@ test)
 	exec scripts/report.py --host debian_boottime "$out" $suites \
 		time_denywrite_1 time_nolsm_1 time_denywrite_2 time_nolsm_2
 	;;
+only)	# only DIR SUITE...: those boots alone, and their report (debugging)
+	shift 2
+	rm -rf "$out"
+	mkdir -p "$out"
+	echo "$runid" >"$out/run.id"
+	suites=
+	for s; do
+		case $s in
+		debian) boot debian "lsm=denywrite" ;;
+		debian_off) boot debian_off "lsm=denywrite denywrite.mode=off" ;;
+		debian_broken) boot debian_broken "lsm=denywrite" ;;
+		debian_nolsm) boot debian_nolsm "lsm=capability" ;;
+		debian_local) reboot_pair boot debian_local "lsm=denywrite" "$image"
+			s="debian_local_write debian_local" ;;
+		distro) dboot distro "" ;;
+		distro_off) dboot distro_off "denywrite.mode=off" ;;
+		distro_broken) dboot distro_broken "" ;;
+		distro_local) reboot_pair dboot distro_local "" "$dimage"
+			s="distro_local_write distro_local" ;;
+		*) echo "test-debian: no suite $s" >&2; exit 2 ;;
+		esac
+		suites="$suites $s"
+	done
+	# shellcheck disable=SC2086
+	transcript $suites >"$out/transcript.txt"
+	# shellcheck disable=SC2086
+	exec scripts/report.py "$out" $suites
+	;;
 *)
-	echo "usage: $0 test|run DIR" >&2
+	echo "usage: $0 test|run|only DIR [SUITE...]" >&2
 	exit 2
 	;;
 esac
