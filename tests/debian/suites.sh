@@ -103,6 +103,9 @@ kunit_holds_in_slot_and_table
 kunit_stop_drops_holds_and_takes_none
 kunit_stop_drops_marks_and_takes_none
 kunit_sweep_yields_and_goes_on
+kunit_truncating_open_refused_while_protector_checks
+kunit_full_holders_count_refuses_hold
+kunit_pending_hold_goes_with_failed_mapping
 '
 for s in $time_suites; do
 	case $s in
