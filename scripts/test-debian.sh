@@ -76,15 +76,26 @@ boot() {	# boot SUITE KERNEL-ARGS [IMAGE]: on the kernel of make kernel-debian
 # dboot SUITE KERNEL-ARGS [IMAGE]: the distribution kernel, from its
 # image's /boot (debian-vm.sh read both files out of the image).  The
 # guest is told their checksums (dwboot=) to compare with its /boot.
+# Under TCG, one host thread for both vCPUs (tcg,thread=single;
+# DISTRO_QEMU_ACCEL overrides): Debian's configuration has
+# CONFIG_JUMP_LABEL, and multi-threaded TCG has crashed this kernel with
+# "Oops: int3" at a static key's jump site while the kernel patched it
+# (text_poke_bp), at boot in sched_clock_idle_wakeup_event when
+# "sched_clock: Marking stable" flipped __sched_clock_stable, before any
+# user space or denywrite mode switch (docs/distro.md).
+case ${QEMU_ACCEL:-tcg} in
+tcg) distro_accel=${DISTRO_QEMU_ACCEL:-tcg,thread=single} ;;
+*) distro_accel=${DISTRO_QEMU_ACCEL:-$QEMU_ACCEL} ;;
+esac
 dboot() {
-	echo "== $1: ${2:-(no arguments)}"
+	echo "== $1: ${2:-(no arguments)} (-accel $distro_accel)"
 	if [ -n "${3:-}" ]; then
 		opt=--disk-copy img=$3
 	else
 		opt= img=$dimage
 	fi
 	sums=$(sha256sum <"$dboot/vmlinuz" | cut -c1-16),$(sha256sum <"$dboot/initrd.img" | cut -c1-16)
-	scripts/debian-boot.sh --initrd "$dboot/initrd.img" $opt \
+	QEMU_ACCEL=$distro_accel scripts/debian-boot.sh --initrd "$dboot/initrd.img" $opt \
 		"$dboot/vmlinuz" "$img" "$disk" "$out/$1" \
 		"$2 dwboot=$sums dwdebian=$1 dwrun=$runid" || true
 }
