@@ -21,12 +21,19 @@ KCSAN_FRAGMENTS := qemu/kernel.config qemu/denywrite.config qemu/kcsan.config
 DEBIAN_OBJ := $(B)/obj-debian
 DEBIAN_FRAGMENTS := qemu/kernel.config qemu/denywrite.config qemu/systemd.config
 
+# The distribution kernel (docs/distro.md): Debian's own configuration of
+# 6.12 plus denywrite (build/obj-distro); the package of make kernel-deb
+# lands in build/kernel-deb.
+DISTRO_OBJ := $(B)/obj-distro
+KERNEL_DEB := $(B)/kernel-deb
+
 export QEMU_ACCEL ?= tcg
 
 .PHONY: all deps kernel kernel-stock kernel-kcsan cli install deb headers guest-progs bench-progs \
 	initramfs run test test-stock test-mutants check-host checkpatch series check-series \
 	bench bench-patched clean \
-	kernel-debian debian-vm test-debian run-debian golden
+	kernel-debian debian-vm test-debian run-debian golden \
+	deps-distro kernel-distro kernel-deb
 
 all: kernel initramfs
 
@@ -131,8 +138,21 @@ kernel-debian: deps
 	@scripts/prepare-tree.sh $(KSRC) patches
 	@scripts/build-kernel.sh $(KSRC) $(DEBIAN_OBJ) $(DEBIAN_FRAGMENTS)
 
-debian-vm: kernel-debian
-	@scripts/debian-vm.sh $(B)/debian
+# Debian's configuration of 6.12 with denywrite, and as a Debian package
+# (docs/distro.md).
+deps-distro:
+	@scripts/deps.sh --distro
+
+kernel-distro: deps-distro
+	@scripts/prepare-tree.sh $(KSRC) patches
+	@scripts/build-distro-kernel.sh patched $(KSRC) $(DISTRO_OBJ)
+
+kernel-deb: deps-distro
+	@scripts/prepare-tree.sh $(KSRC) patches
+	@scripts/build-distro-kernel.sh patched $(KSRC) $(DISTRO_OBJ) --deb $(KERNEL_DEB)
+
+debian-vm: kernel-debian kernel-deb
+	@scripts/debian-vm.sh $(B)/debian $(KERNEL_DEB)
 
 test-debian: debian-vm
 	@scripts/test-debian.sh test $(B)/debian

@@ -1,5 +1,7 @@
 #!/bin/sh
-# debian-vm.sh DIR: the Debian 12 guest's disk image, DIR/debian.img.
+# debian-vm.sh DIR [KERNEL_DEB_DIR]: the Debian 12 guest's disk images,
+# DIR/debian.img and, with KERNEL_DEB_DIR (make kernel-deb's directory),
+# DIR/distro.img.
 #
 # 1. DIR/rootfs: debootstrap --variant=minbase bookworm plus systemd, apt,
 #    gcc, make, mold and what the tests use, from the machine's configured
@@ -15,6 +17,21 @@
 #    nothing unless the kernel command line has dwdebian=), written into a
 #    sparse ext4 image by mke2fs -d.  Redone when the rootfs, the package
 #    or the hook changed.
+# 4. DIR/rootfs-distro: a copy of the rootfs with what the distribution
+#    kernel's boots add (DISTRO_PACKAGES below: AppArmor and its
+#    profiles, initramfs-tools, bpftool), from the mirror, made once and
+#    kept with DIR/rootfs-distro.stamp.
+# 5. DIR/distro.img: a copy of rootfs-distro with the tools package and
+#    the kernel package of KERNEL_DEB_DIR installed by dpkg -i in a
+#    chroot, as Debian installs its kernels: the package's postinst runs
+#    the /etc/kernel/postinst.d hooks, whose initramfs-tools hook makes
+#    /boot/initrd.img-<release> with update-initramfs.  The two packages
+#    must come from the same commit (the kernel's version ends in
+#    "+dw<the tools' version>", or that and ".dirty" when the kernel's
+#    inputs had changes).  The rest as in 3.  Then the image's own
+#    /boot/vmlinuz-<release> and /boot/initrd.img-<release> are read out
+#    of the ext4 image (debugfs) into DIR/distro-boot/, which the boots
+#    give QEMU (-kernel, -initrd) as a boot loader would load them.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 dir=$(realpath -m "$1")
@@ -29,6 +46,10 @@ procps"
 # process maps (the test reinstalls it while they run).
 reinstall=libzstd1
 image_size=3G
+# The distribution kernel's boots: AppArmor (its parser, aa-status and the
+# profiles of apparmor-profiles' base set that Debian installs with it),
+# initramfs-tools and zstd (its default compression), bpftool.
+distro_packages="apparmor initramfs-tools zstd bpftool"
 
 need() {	# need PACKAGE...: apt-get install the missing ones (as root)
 	missing=
@@ -109,9 +130,11 @@ make_rootfs() {
 
 # The package: "make deb" again only when what it is made of changed.
 make_package() {
-	sum=$(cd "$top" && find debian policy-tool tests/host -type f \
+	# Its version too: it names the commit, which the kernel package's
+	# version must name as well (make_distro_image).
+	sum=$(cd "$top" && { policy-tool/version.sh; find debian policy-tool tests/host -type f \
 		! -name '*.o' ! -path 'policy-tool/denywritectl' ! -name '*.8' |
-		LC_ALL=C sort | xargs cat | sha256sum | cut -c1-16)
+		LC_ALL=C sort | xargs cat; } | sha256sum | cut -c1-16)
 	deb=$(ls "$top"/build/deb/denywrite-tools_*_amd64.deb 2>/dev/null | head -n1)
 	if [ -z "$deb" ] || [ "$(cat "$dir/deb.stamp" 2>/dev/null)" != "$sum" ]; then
 		make -s -C "$top" deb >&2
@@ -119,6 +142,39 @@ make_package() {
 		echo "$sum" >"$dir/deb.stamp"
 	fi
 	echo "$deb"
+}
+
+# finish_stage STAGE: what every image has on top of its packages.  Root
+# logs in on the serial console without a password (the guest has no
+# network); the disk is /dev/vda; the test hook.
+finish_stage() {
+	stage=$1 hook=$top/tests/debian/hook
+	in_root "$stage" passwd -d root >/dev/null
+	echo debian-dw >"$stage/etc/hostname"
+	printf '/dev/vda / ext4 rw,errors=remount-ro 0 1\n' >"$stage/etc/fstab"
+	[ -s "$stage/etc/machine-id" ] || in_root "$stage" systemd-machine-id-setup
+	install -m 0755 "$hook/dwdebian-hook" "$stage/usr/local/sbin/"
+	for u in dwdebian-early.service dwdebian.service; do
+		install -m 0644 "$hook/$u" "$stage/etc/systemd/system/"
+	done
+	in_root "$stage" systemctl enable dwdebian-early.service dwdebian.service \
+		>/dev/null 2>&1
+}
+
+# install_debs STAGE LOG DEB...: dpkg -i them in a chroot, the log to LOG.
+install_debs() {
+	stage=$1 log=$2
+	shift 2
+	for deb; do cp "$deb" "$stage/tmp/"; done
+	names=$(for deb; do printf '/tmp/%s ' "$(basename "$deb")"; done)
+	# shellcheck disable=SC2086
+	in_root "$stage" dpkg -i $names >"$log" 2>&1 || {
+		cat "$log" >&2
+		echo "debian-vm: dpkg -i failed" >&2
+		exit 1
+	}
+	# shellcheck disable=SC2086
+	(cd "$stage" && rm -f $names)
 }
 
 make_image() {
@@ -133,26 +189,9 @@ make_image() {
 	stage=$dir/stage
 	rm -rf "$stage" "$dir/image.stamp"
 	cp -a "$rootfs" "$stage"
-	cp "$deb" "$stage/tmp/"
-	in_root "$stage" dpkg -i "/tmp/$(basename "$deb")" >"$dir/dpkg.log" 2>&1 || {
-		cat "$dir/dpkg.log" >&2
-		echo "debian-vm: dpkg -i failed" >&2
-		exit 1
-	}
-	rm -f "$stage/tmp/$(basename "$deb")"
+	install_debs "$stage" "$dir/dpkg.log" "$deb"
 	sed 's/^/debian-vm: dpkg: /' "$dir/dpkg.log"
-	# Root logs in on the serial console without a password (the guest
-	# has no network); the disk is /dev/vda.
-	in_root "$stage" passwd -d root >/dev/null
-	echo debian-dw >"$stage/etc/hostname"
-	printf '/dev/vda / ext4 rw,errors=remount-ro 0 1\n' >"$stage/etc/fstab"
-	[ -s "$stage/etc/machine-id" ] || in_root "$stage" systemd-machine-id-setup
-	install -m 0755 "$hook/dwdebian-hook" "$stage/usr/local/sbin/"
-	for u in dwdebian-early.service dwdebian.service; do
-		install -m 0644 "$hook/$u" "$stage/etc/systemd/system/"
-	done
-	in_root "$stage" systemctl enable dwdebian-early.service dwdebian.service \
-		>/dev/null 2>&1
+	finish_stage "$stage"
 	rm -f "$dir/debian.img"
 	mke2fs -q -t ext4 -L dwdebian -d "$stage" "$dir/debian.img" "$image_size" >/dev/null
 	rm -rf "$stage"
@@ -160,7 +199,94 @@ make_image() {
 	echo "debian-vm: image: $dir/debian.img ($(du -m "$dir/debian.img" | cut -f1) MiB used of $image_size)"
 }
 
+make_distro_rootfs() {
+	want="$(cat "$rootfs.stamp") $distro_packages"
+	if [ -f "$dir/rootfs-distro.stamp" ] && [ "$(cat "$dir/rootfs-distro.stamp")" = "$want" ]; then
+		echo "debian-vm: rootfs-distro: cached"
+		return 0
+	fi
+	echo "debian-vm: rootfs-distro: apt-get install $distro_packages"
+	tmp=$dir/rootfs-distro.tmp
+	rm -rf "$dir/rootfs-distro" "$tmp" "$dir/rootfs-distro.stamp"
+	cp -a "$rootfs" "$tmp"
+	cp /etc/resolv.conf "$tmp/etc/resolv.conf"
+	t0=$(date +%s)
+	# With the rootfs's apt lists, as they are (the offline reinstall test
+	# uses them), into a cache of their own, removed after: apt's cache
+	# keeps only the .deb of that test.
+	in_root "$tmp" sh -c "mkdir -p /var/cache/apt/dw-distro/partial &&
+		apt-get install -qq -y --no-install-recommends \
+		-o Dir::Cache::archives=/var/cache/apt/dw-distro $distro_packages &&
+		rm -rf /var/cache/apt/dw-distro" >"$dir/rootfs-distro.log" 2>&1 || {
+		tail -n 20 "$dir/rootfs-distro.log" >&2
+		echo "debian-vm: apt-get in rootfs-distro failed, see $dir/rootfs-distro.log" >&2
+		exit 1
+	}
+	rm -f "$tmp/etc/resolv.conf"
+	mv "$tmp" "$dir/rootfs-distro"
+	echo "$want" >"$dir/rootfs-distro.stamp"
+	echo "debian-vm: rootfs-distro: $(($(date +%s) - t0)) s, $(du -sm "$dir/rootfs-distro" | cut -f1) MiB"
+}
+
+make_distro_image() {
+	tools=$1 kdir=$2
+	kdeb=$(ls "$kdir"/linux-image-*_amd64.deb 2>/dev/null | head -n1)
+	[ -n "$kdeb" ] || { echo "debian-vm: no kernel package in $kdir (make kernel-deb)" >&2; exit 1; }
+	kver=$(dpkg-deb -f "$kdeb" Version)
+	tver=$(dpkg-deb -f "$tools" Version)
+	case $kver in
+	*"+dw$tver") ;;
+	*"+dw$tver.dirty")
+		echo "debian-vm: note: $(basename "$kdeb") is of commit $tver with changes to the kernel's inputs (.dirty)"
+		;;
+	*)
+		echo "debian-vm: $(basename "$kdeb") ($kver) and $(basename "$tools") ($tver) are not from the same commit" >&2
+		exit 1
+		;;
+	esac
+	kpkg=$(dpkg-deb -f "$kdeb" Package)
+	release=${kpkg#linux-image-}
+	hook=$top/tests/debian/hook
+	want="$(cat "$dir/rootfs-distro.stamp") $(sha256sum <"$tools" | cut -c1-16) $(sha256sum <"$kdeb" | cut -c1-16) $(cat "$hook"/* | sha256sum | cut -c1-16) $image_size"
+	if [ -f "$dir/distro.img" ] && [ -f "$dir/distro-boot/initrd.img" ] &&
+		[ "$(cat "$dir/distro-image.stamp" 2>/dev/null)" = "$want" ]; then
+		echo "debian-vm: distro image: $dir/distro.img is up to date"
+		return 0
+	fi
+	echo "debian-vm: distro image: installing $(basename "$tools") and $(basename "$kdeb")"
+	stage=$dir/stage-distro
+	rm -rf "$stage" "$dir/distro-image.stamp" "$dir/distro-boot"
+	cp -a "$dir/rootfs-distro" "$stage"
+	install_debs "$stage" "$dir/dpkg-distro.log" "$tools" "$kdeb"
+	sed 's/^/debian-vm: dpkg: /' "$dir/dpkg-distro.log"
+	grep -q "update-initramfs: Generating /boot/initrd.img-$release" "$dir/dpkg-distro.log" || {
+		echo "debian-vm: the kernel package's postinst made no initramfs" >&2
+		exit 1
+	}
+	finish_stage "$stage"
+	rm -f "$dir/distro.img"
+	mke2fs -q -t ext4 -L dwdebian -d "$stage" "$dir/distro.img" "$image_size" >/dev/null
+	rm -rf "$stage"
+	# The kernel and initramfs a boot loader would load: the image's own.
+	mkdir -p "$dir/distro-boot"
+	for f in vmlinuz initrd.img; do
+		debugfs -R "dump /boot/$f-$release $dir/distro-boot/$f" "$dir/distro.img" 2>/dev/null
+		[ -s "$dir/distro-boot/$f" ] || {
+			echo "debian-vm: no /boot/$f-$release in $dir/distro.img" >&2
+			exit 1
+		}
+	done
+	echo "$release" >"$dir/distro-boot/release"
+	echo "$want" >"$dir/distro-image.stamp"
+	echo "debian-vm: distro image: $dir/distro.img ($(du -m "$dir/distro.img" | cut -f1) MiB used of $image_size), kernel $release $kver"
+}
+
 [ "$(id -u)" = 0 ] || { echo "debian-vm: run as root (debootstrap, chroot)" >&2; exit 1; }
 need e2fsprogs
 make_rootfs
-make_image "$(make_package)"
+tools=$(make_package)
+make_image "$tools"
+if [ -n "${2:-}" ]; then
+	make_distro_rootfs
+	make_distro_image "$tools" "$(realpath "$2")"
+fi

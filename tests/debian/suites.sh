@@ -51,6 +51,38 @@ boot      300  group_checks boot_nolsm
 suite_debian_demo='
 demo      600  group_checks demo libc_setup
 '
+# lsm=denywrite, two boots from one disk (scripts/test-debian.sh): the
+# first writes a local rules file with a missing path, an optional one and
+# two overrides, and reboots; the second checks what the unit made of it
+# (issue 22).
+suite_debian_local_write='
+local_write  120  group_checks local_write
+'
+suite_debian_local='
+local     300  group_checks local libc_setup
+'
+# The distribution kernel (make kernel-deb) installed in the image and
+# booted from its /boot, no lsm=: Debian's LSMs and denywrite, AppArmor
+# enforcing.  The suite debian, and the kernel, its package and its LSMs,
+# then AppArmor, Landlock and mode switches stacked with denywrite.
+suite_distro='
+kernel    300  group_checks distro_kernel
+boot      300  group_checks boot
+libc      120  group_checks libc libc_setup
+dpkg      300  group_checks dpkg
+apt       300  group_checks apt
+mold      300  group_checks mold_enforce
+race      900  group_checks race race_setup race_teardown
+gcc       300  group_checks gcc gcc_setup gcc_teardown
+apparmor  300  group_checks apparmor aa_setup
+landlock  300  group_checks landlock ll_setup
+modeswitch 600 group_checks modeswitch switch_setup switch_teardown
+bpf       300  group_checks bpf bpf_setup bpf_teardown
+'
+suite_distro_off=$suite_debian_off
+suite_distro_broken=$suite_debian_broken
+suite_distro_local_write=$suite_debian_local_write
+suite_distro_local=$suite_debian_local
 # Boots that only measure the boot time, alternately with and without
 # denywrite (scripts/test-debian.sh): time_denywrite_N, time_nolsm_N.
 suite_time='
@@ -64,11 +96,16 @@ done
 # the KUnit tests of holds where denywrite is not in lsm= (no inode blob,
 # no holds table).
 no_kmemleak="debian debian_off debian_broken debian_nolsm debian_demo $time_suites"
+no_kmemleak="$no_kmemleak debian_local_write debian_local distro distro_off"
+no_kmemleak="$no_kmemleak distro_broken distro_local_write distro_local"
 allow_skip_debian_nolsm='
 kunit_holds_in_slot_and_table
 kunit_stop_drops_holds_and_takes_none
 kunit_stop_drops_marks_and_takes_none
 kunit_sweep_yields_and_goes_on
+kunit_truncating_open_refused_while_protector_checks
+kunit_full_holders_count_refuses_hold
+kunit_pending_hold_goes_with_failed_mapping
 '
 for s in $time_suites; do
 	case $s in
@@ -149,12 +186,14 @@ system_reaches_running_state_in_mode_off     running  system_state
 mode_is_off_from_the_boot_parameter          off      contents $sfs/mode
 denywrite_unit_loads_the_policy_in_mode_off  "$packaged_rules"  rules_line
 '
+# A bad rule is skipped and every good rule loaded (issue 22): the unit
+# fails, the packaged rules and the broken file's good line are in force.
 checks_broken='
 denywrite_unit_fails_on_a_broken_policy_file   failed   systemctl is-failed denywrite
 unit_log_names_the_broken_file_and_line        "95-broken.rules:3"  unit_error
-boot_default_policy_stays_in_force             "exec /"  rules_line
-boot_default_mode_stays_enforce                enforce  contents $sfs/mode
-running_binary_protected_by_the_boot_default   denied   running_copy_write
+every_good_rule_is_in_force_the_bad_one_skipped  "$packaged_rules | exec /usr/bin"  rules_line
+mode_stays_enforce_with_a_broken_file          enforce  contents $sfs/mode
+running_binary_protected_despite_the_broken_file  denied  running_copy_write
 system_is_degraded_by_denywrite_alone          "degraded: denywrite.service"  failed_units
 '
 checks_boot_nolsm='
@@ -170,6 +209,90 @@ demo_policy                          "$packaged_rules"  rules_line
 demo_cp_over_libc_is_refused         "Text file busy"  cp_over $libc
 demo_why_libc                        shown             show_why $libc
 demo_libc_unchanged                  unchanged         libc_unchanged
+'
+
+# ---- issue 22: a local rules file at boot -----------------------------------
+
+local_rules=/etc/denywrite/rules.d/90-local.rules
+checks_local_write='
+tools_package_is_installed    "install ok installed"  dpkg-query -W -f "\${Status}" denywrite-tools
+local_rules_file_is_written   written                 write_local_rules
+'
+checks_local='
+unit_is_failed_after_booting_with_a_missing_path      failed  systemctl is-failed denywrite
+unit_journal_names_line_3_and_its_missing_path        found   unit_journal_has "$local_rules:3: /opt/not-installed: No such file or directory (rule skipped)"
+unit_journal_says_the_other_rules_are_in_force        found   unit_journal_has "1 part was skipped: the other rules are in force"
+unit_journal_never_names_the_optional_path            "not found"  unit_journal_has /opt/optional
+kernel_has_the_good_rules_with_the_overrides          "exec,ignore-writers / | lib /usr/lib/x86_64-linux-gnu | all /usr/local/lib"  kernel_rules_line
+list_sources_names_lines_1_2_and_5_of_the_local_file  "$local_rules:1: exec,ignore-writers / | $local_rules:2: lib /usr/lib/x86_64-linux-gnu | $local_rules:5: all /usr/local/lib"  sources_line
+diff_finds_the_kernel_as_the_files_say                "exit 0"  cli_exit diff
+cp_over_libc_fails_with_etxtbsy_under_the_local_rules "Text file busy"  cp_over $libc
+log_shows_the_refused_write_and_the_lib_rule          found     log_has_libc_write
+load_strict_fails_and_leaves_the_rules_as_they_were   "exit 1, rules unchanged"  strict_load
+unit_is_active_once_line_3_is_deleted_and_it_restarts active    fix_local_rules
+'
+
+# ---- the distribution kernel -------------------------------------------------
+
+# /sys/kernel/security/lsm of Debian's own kernel, linux-image-6.12.118+
+# deb12-cloud-amd64, booted in this guest (docs/distro.md): the LSMs of
+# CONFIG_LSM that it builds, in the framework's order (lockdown and
+# capability first, ima and evm last).
+debian_lsms=lockdown,capability,landlock,yama,apparmor,tomoyo,bpf,ipe,ima,evm
+checks_distro_kernel='
+kernel_and_initramfs_are_the_images_own_boot_files  "the files of /boot"  booted_files
+kernel_is_installed_by_its_package                  installed  kernel_package
+kernel_and_tools_packages_come_from_one_commit      "one commit"  packages_commit
+initramfs_is_made_by_initramfs_tools_for_this_kernel  "initramfs-tools, $(uname -r)"  initramfs_origin
+initramfs_has_the_disk_driver_as_a_module           virtio_blk.ko  initramfs_driver
+root_disk_driver_was_loaded_from_the_initramfs      "virtio_blk: module, live"  root_driver
+modules_are_signed_and_the_kernel_is_not_tainted    "signed, not tainted"  modules_signed
+lsm_list_is_debians_order_and_denywrite             "$debian_lsms + denywrite"  lsm_order
+apparmor_service_is_active                          active  systemctl is-active apparmor
+apparmor_enforces_every_profile_it_loaded           "loaded, all in enforce mode"  aa_profiles
+'
+aa=$work/aa
+checks_apparmor='
+test_profile_is_loaded_in_enforce_mode                    enforce  aa_mode dwaa-openw
+confined_program_may_write_an_idle_allowed_file           opened   $bin/dwaa-openw $aa/allowed/idle
+confined_program_may_not_write_an_idle_forbidden_file     "EACCES Permission denied"  $bin/dwaa-openw $aa/forbidden/idle
+confined_write_to_a_running_allowed_file_gets_etxtbsy     "ETXTBSY Text file busy"  aa_running_write allowed
+etxtbsy_is_logged_by_denywrite_and_not_by_apparmor        "denywrite 1, apparmor 0"  aa_records allowed
+confined_write_to_a_running_forbidden_file_gets_eacces    "EACCES Permission denied"  aa_running_write forbidden
+eacces_is_logged_by_apparmor_and_not_by_denywrite         "denywrite 0, apparmor 1"  aa_records forbidden
+unconfined_write_to_the_running_forbidden_file_gets_etxtbsy  denied  exec_then_write $aa/forbidden/prog $aa/forbidden/prog 60
+'
+ll=$work/ll
+checks_landlock='
+landlock_sandbox_is_made                                 made  ll_made
+landlock_refuses_a_write_outside_its_directory           "Permission denied"  ll_write $work/llout/file
+landlock_allows_a_write_inside_its_directory             allowed  ll_write $ll/idle
+sandboxed_process_runs_a_protected_program_and_its_write_gets_etxtbsy  denied  ll_exec_then_write
+write_from_the_sandbox_is_logged_by_denywrite            logged  audit_has write $ll/prog
+sandboxed_program_is_protected_from_writers_outside      denied  exec_then_write $ll/prog $bin/dwllrun $ll $ll/prog 60
+'
+switches=20
+checks_modeswitch='
+mode_switches_enforce_off_enforce_while_the_load_runs       "$switches times off and back, mode enforce"  mode_cycles $switches
+running_program_is_writable_in_mode_off_during_the_load     allowed  write_in_mode_off
+denywrite_refuses_a_write_to_a_running_program_again        denied   exec_then_write $work/switch/prog $work/switch/prog 60
+apparmor_still_refuses_after_the_switches                   "EACCES Permission denied"  aa_running_write forbidden
+apparmor_still_leaves_denywrite_its_etxtbsy                 "ETXTBSY Text file busy"  aa_running_write allowed
+landlock_still_refuses_after_the_switches                   "Permission denied"  ll_write $work/llout/file
+landlock_sandboxed_program_still_protected                  denied  ll_exec_then_write
+load_ran_through_the_switches_without_a_failure             "ran, no failure"  load_result
+no_warning_oops_or_bug_in_the_kernel_log                    none  kernel_splats
+'
+bpfd=$work/bpf
+checks_bpf='
+bpftool_loads_the_bpf_lsm_program                  lsm      bpf_load
+bpf_lsm_program_is_attached_to_file_open           attached bpf_attach
+bpf_lsm_refuses_the_open_of_its_file               "Operation not permitted"  open_probe $bpfd/target
+bpf_lsm_leaves_other_files_alone                   opened   open_probe $bpfd/other
+denywrite_refuses_a_write_to_a_running_program_beside_bpf  denied  exec_then_write $bpfd/prog $bpfd/prog 60
+denywrite_logged_that_write                        logged   audit_has write $bpfd/prog
+bpf_lsm_refuses_its_file_to_a_writer_too           "Operation not permitted"  write_open_probe $bpfd/target
+its_file_opens_again_once_the_program_is_detached  opened   bpf_detach_then_open $bpfd/target
 '
 
 # ---- transcript ------------------------------------------------------------
@@ -520,6 +643,352 @@ cli_inactive() {
 	echo "exit $rc, $(grep -o 'active: *[a-z]*' $work/show.out | tr -s ' ')"
 }
 
+# ---- issue 22: a local rules file at boot -----------------------------------
+
+write_local_rules() {
+	printf '%s\n' 'exec,ignore-writers /' 'lib /lib/x86_64-linux-gnu' \
+		'lib /opt/not-installed' '-lib /opt/optional' 'all /usr/local/lib' \
+		>$work/local.rules
+	cp $work/local.rules $local_rules && sync
+	show cat -n $local_rules
+	cmp -s $work/local.rules $local_rules && echo written || echo "not written"
+}
+
+unit_journal_has() {	# unit_journal_has TEXT: found if a line of the unit's journal has it
+	journalctl -b -u denywrite --no-pager >$work/unit.journal 2>&1
+	say "journalctl -b -u denywrite:"
+	sed 's/^/#   /' $work/unit.journal >&3
+	grep -qF -- "$1" $work/unit.journal && echo found || echo "not found"
+}
+
+kernel_rules_line() {	# the kernel's rules, " | " between them
+	show cat $sfs/rules
+	paste -sd'|' $work/show.out | sed 's/|/ | /g'
+}
+
+sources_line() {
+	show $cli list --sources
+	paste -sd'|' $work/show.out | sed 's/|/ | /g'
+}
+
+cli_exit() {	# cli_exit ARGS...: "exit N" of denywritectl ARGS
+	show $cli "$@"
+	echo "exit $?"
+}
+
+log_has_libc_write() {
+	show $cli log --since -5m
+	grep -qE " write enforce .* $libc lib $libdir\$" $work/show.out &&
+		echo found || echo "not found"
+}
+
+strict_load() {
+	before=$(sha256sum <$sfs/rules)
+	show $cli load --strict
+	rc=$?
+	[ "$(sha256sum <$sfs/rules)" = "$before" ] && same=unchanged || same=changed
+	echo "exit $rc, rules $same"
+}
+
+fix_local_rules() {
+	sed -i 3d $local_rules
+	show cat -n $local_rules
+	show systemctl restart denywrite
+	show systemctl status --no-pager --lines=3 denywrite
+	systemctl is-active denywrite
+}
+
+# ---- the distribution kernel: its files, package and LSMs -------------------
+
+# booted_files: the kernel and initramfs QEMU was given are the image's
+# /boot files: their checksums (dwboot=, from test-debian.sh) are those of
+# /boot/vmlinuz-RELEASE and /boot/initrd.img-RELEASE.
+booted_files() {
+	r=$(uname -r)
+	want=$(sed -n 's/.*dwboot=\([0-9a-f,]*\).*/\1/p' /proc/cmdline)
+	have=$(sha256sum </boot/vmlinuz-$r | cut -c1-16),$(sha256sum </boot/initrd.img-$r | cut -c1-16)
+	say "uname -r: $r; booted $want, /boot has $have"
+	[ -n "$want" ] && [ "$want" = "$have" ] && echo "the files of /boot" ||
+		echo "booted $want, /boot has $have"
+}
+
+kernel_package() {	# installed if dpkg says /boot/vmlinuz-RELEASE is linux-image-RELEASE's
+	r=$(uname -r)
+	show dpkg -S /boot/vmlinuz-$r
+	show dpkg-query -W -f '${Package} ${Version} ${Status}\n' linux-image-$r
+	owner=$(dpkg -S /boot/vmlinuz-$r 2>/dev/null)
+	status=$(dpkg-query -W -f '${Status}' linux-image-$r 2>/dev/null)
+	[ "$owner" = "linux-image-$r: /boot/vmlinuz-$r" ] &&
+		[ "$status" = "install ok installed" ] && echo installed ||
+		echo "owner '$owner', status '$status'"
+}
+
+packages_commit() {	# the kernel's version ends in +dw<the tools' version>
+	k=$(dpkg-query -W -f '${Version}' linux-image-$(uname -r))
+	t=$(dpkg-query -W -f '${Version}' denywrite-tools)
+	say "linux-image-$(uname -r) $k, denywrite-tools $t; uname -v: $(uname -v)"
+	case $k in
+	*"+dw$t") echo "one commit" ;;
+	*) echo "kernel $k, tools $t" ;;
+	esac
+}
+
+# initramfs_origin: /boot/initrd.img-RELEASE has initramfs-tools' layout
+# (its /init, conf/initramfs.conf, scripts/local) and this kernel's
+# modules: initramfs-tools made it for this kernel (the kernel package's
+# postinst ran update-initramfs when debian-vm.sh installed it, which
+# checks that dpkg said so; bookworm's update-initramfs keeps no record
+# of its own).
+initramfs_origin() {
+	r=$(uname -r)
+	show ls -l /boot
+	lsinitramfs /boot/initrd.img-$r >$work/initrd.list 2>&1
+	miss=
+	for f in init conf/initramfs.conf scripts/local usr/lib/modules/$r; do
+		grep -qx "$f" $work/initrd.list || miss="$miss $f"
+	done
+	say "lsinitramfs /boot/initrd.img-$r: $(wc -l <$work/initrd.list) entries${miss:+, missing:$miss}"
+	[ -z "$miss" ] && echo "initramfs-tools, $r" || echo "missing:$miss"
+}
+
+initramfs_driver() {
+	lsinitramfs /boot/initrd.img-$(uname -r) >$work/initrd.list 2>&1
+	say "initramfs: $(wc -l <$work/initrd.list) entries, modules: $(grep -c '\.ko' $work/initrd.list)"
+	grep -o 'virtio_blk\.ko' $work/initrd.list | head -n1 | grep . || echo "no virtio_blk.ko"
+}
+
+root_driver() {	# the root disk's driver, a module loaded before / was mounted
+	show grep -E '^(virtio_blk|ext4) ' /proc/modules
+	if [ -f /sys/module/virtio_blk/initstate ]; then
+		echo "virtio_blk: module, $(cat /sys/module/virtio_blk/initstate)"
+	elif [ -d /sys/module/virtio_blk ]; then
+		echo "virtio_blk: built in"
+	else
+		echo "virtio_blk: absent"
+	fi
+}
+
+modules_signed() {
+	signer=$(modinfo -F signer virtio_blk 2>&1)
+	taint=$(cat /proc/sys/kernel/tainted)
+	say "virtio_blk signer: $signer; $(modinfo -F sig_hashalgo virtio_blk 2>&1); tainted: $taint"
+	show sh -c "dmesg | grep -iE 'module verification|tainting' || echo 'no module verification message'"
+	[ -n "$signer" ] && [ "$taint" = 0 ] && echo "signed, not tainted" ||
+		echo "signer '$signer', tainted $taint"
+}
+
+lsm_order() {	# the active LSMs, denywrite taken out and named after
+	list=$(cat /sys/kernel/security/lsm)
+	say "/sys/kernel/security/lsm: $list"
+	rest=$(echo "$list" | tr , '\n' | grep -vx denywrite | paste -sd, -)
+	n=$(echo "$list" | tr , '\n' | grep -cx denywrite)
+	[ "$n" = 1 ] && echo "$rest + denywrite" || echo "$rest (denywrite $n times)"
+}
+
+aa_profiles() {
+	show aa-status
+	loaded=$(sed -n 's/^\([0-9]*\) profiles are loaded.*/\1/p' $work/show.out)
+	enforce=$(sed -n 's/^\([0-9]*\) profiles are in enforce mode.*/\1/p' $work/show.out)
+	[ -n "$loaded" ] && [ "$loaded" -gt 0 ] && [ "$enforce" = "$loaded" ] &&
+		echo "loaded, all in enforce mode" ||
+		echo "$loaded loaded, $enforce in enforce mode"
+}
+
+# ---- AppArmor and denywrite ----------------------------------------------------
+
+aa_setup() {
+	mkdir -p $aa/allowed $aa/forbidden
+	for d in allowed forbidden; do
+		cp /usr/bin/sleep $aa/$d/prog && : >$aa/$d/idle || return 1
+	done
+	apparmor_parser -r $t/dwaa-openw.apparmor || return 1
+	show aa-status
+}
+
+aa_mode() {	# aa_mode PROFILE: the mode /sys/kernel/security/apparmor/profiles says
+	sed -n "s|^$1 (\(.*\))\$|\1|p" /sys/kernel/security/apparmor/profiles | grep . ||
+		echo "not loaded"
+}
+
+# aa_running_write KIND: run $aa/KIND/prog, and the confined program
+# opens it for writing; what it printed.
+aa_running_write() {
+	p=$aa/$1/prog
+	$p 60 &
+	pid=$!
+	if wait_until 50 runs_prog $pid; then
+		$bin/dwaa-openw $p
+	else
+		echo "not-started: $p"
+	fi
+	kill $pid 2>/dev/null
+	wait $pid 2>/dev/null
+}
+
+# aa_records KIND: how many denial records of the confined program's open
+# of $aa/KIND/prog each LSM logged (the kernel log: no auditd).
+aa_records() {
+	p=$aa/$1/prog
+	dmesg >$work/dmesg
+	dw=$(grep 'lsm=denywrite op=write ' $work/dmesg | grep -F "path=\"$p\"" |
+		grep -c 'comm="dwaa-openw"')
+	ar=$(grep 'apparmor="DENIED"' $work/dmesg | grep -F "name=\"$p\"" |
+		grep -c 'comm="dwaa-openw"')
+	grep -F "\"$p\"" $work/dmesg | grep 'comm="dwaa-openw"' | tail -n 2 | sed 's/^/# /' >&3
+	echo "denywrite $dw, apparmor $ar"
+}
+
+# ---- Landlock and denywrite ------------------------------------------------------
+
+ll_setup() {
+	mkdir -p $ll $work/llout && cp /usr/bin/sleep $ll/prog && : >$work/llout/file
+}
+
+ll_made() {
+	$bin/dwllrun $ll true && echo made || echo "dwllrun: exit $?"
+}
+
+ll_write() {	# ll_write FILE: append to FILE from the sandbox
+	if err=$($bin/dwllrun $ll sh -c ': >>"$1"' sh "$1" 2>&1); then
+		echo allowed
+	else
+		case $err in
+		*"Permission denied"*) echo "Permission denied" ;;
+		*"Text file busy"*) echo "Text file busy" ;;
+		*) echo "other: $err" ;;
+		esac
+	fi
+}
+
+# ll_exec_then_write: in the sandbox, run $ll/prog and open it for writing.
+ll_exec_then_write() {
+	$bin/dwllrun $ll sh $self probe exec_then_write $ll/prog $ll/prog 60
+}
+
+# ---- mode switches under load, every LSM stacked ----------------------------------
+
+# The load: three loops until $work/switch/stop exists, each running
+# programs (exec: a hold on the program, and on ld.so and libc under the
+# lib rule), copying a program and running the copy; a failure is
+# counted in $work/switch/fail.N.
+load_loop() {
+	n=0
+	d=$work/switch/$1
+	mkdir -p $d
+	while [ ! -e $work/switch/stop ]; do
+		/usr/bin/true && ls $libdir >/dev/null && cp /usr/bin/true $d/t &&
+			$d/t && rm -f $d/t || echo "round $n failed" >>$work/switch/fail.$1
+		n=$((n + 1))
+	done
+	echo $n >$work/switch/rounds.$1
+}
+
+switch_setup() {
+	rm -rf $work/switch
+	mkdir -p $work/switch && cp /usr/bin/sleep $work/switch/prog || return 1
+	for i in 1 2 3; do
+		sh $self probe load_loop $i </dev/null >/dev/null 2>&1 &
+	done
+	sleep 2
+}
+
+switch_teardown() {
+	touch $work/switch/stop
+	wait
+}
+
+mode_cycles() {	# mode_cycles N: enforce -> off -> enforce N times
+	i=0 bad=
+	while [ $i -lt "$1" ]; do
+		$cli mode off >/dev/null && [ "$(cat $sfs/mode)" = off ] || bad="off $i"
+		sleep 0.2
+		$cli mode enforce >/dev/null && [ "$(cat $sfs/mode)" = enforce ] || bad="enforce $i"
+		sleep 0.2
+		i=$((i + 1))
+	done
+	say "$1 switches under load; mode now $(cat $sfs/mode)"
+	[ -z "$bad" ] && echo "$1 times off and back, mode $(cat $sfs/mode)" || echo "failed at $bad"
+}
+
+# write_in_mode_off: a program running since before the switch to off,
+# opened for writing in mode off; enforce again after.
+write_in_mode_off() {
+	p=$work/switch/prog
+	$p 60 &
+	pid=$!
+	if wait_until 50 runs_prog $pid; then
+		$cli mode off >/dev/null
+		write_probe $p
+		$cli mode enforce >/dev/null
+	else
+		echo "not-started: $p"
+	fi
+	kill $pid 2>/dev/null
+	wait $pid 2>/dev/null
+}
+
+load_result() {	# stop the loops (each writes its rounds.N when done)
+	touch $work/switch/stop
+	wait_until 300 test -f $work/switch/rounds.1 -a -f $work/switch/rounds.2 \
+		-a -f $work/switch/rounds.3
+	rounds=$(cat $work/switch/rounds.* 2>/dev/null | paste -sd' ' -)
+	fails=$(cat $work/switch/fail.* 2>/dev/null | wc -l)
+	say "load rounds of the three loops: $rounds; failures: $fails"
+	cat $work/switch/fail.* 2>/dev/null | head -n 5 | sed 's/^/# /' >&3
+	[ -n "$rounds" ] && [ "$fails" = 0 ] && echo "ran, no failure" ||
+		echo "rounds '$rounds', $fails failures"
+}
+
+# ---- a BPF LSM program beside denywrite --------------------------------------
+
+bpf_setup() {
+	mkdir -p $bpfd /sys/fs/bpf/dw && : >$bpfd/target && : >$bpfd/other &&
+		cp /usr/bin/sleep $bpfd/prog
+}
+
+bpf_teardown() { rm -rf /sys/fs/bpf/dw; }
+
+bpf_load() {	# the type bpftool shows for the program it loaded and pinned
+	show bpftool prog load $bin/dwbpflsm.bpf.o /sys/fs/bpf/dw/prog \
+		pinmaps /sys/fs/bpf/dw/maps || { echo "load failed"; return; }
+	show bpftool prog show pinned /sys/fs/bpf/dw/prog
+	sed -n 's/^[0-9]*: \([a-z_]*\) .*/\1/p' $work/show.out | head -n1
+}
+
+# bpf_attach: the program gets the target's inode number in its map, then
+# is attached (dwbpfattach) and the link pinned.
+bpf_attach() {
+	ino=$(stat -c %i $bpfd/target)
+	bytes=$(i=0; while [ $i -lt 8 ]; do echo $(((ino >> (8 * i)) & 255)); i=$((i + 1)); done)
+	# shellcheck disable=SC2086
+	show bpftool map update pinned /sys/fs/bpf/dw/maps/target key 0 0 0 0 value $bytes ||
+		{ echo "map update failed"; return; }
+	show $bin/dwbpfattach /sys/fs/bpf/dw/prog /sys/fs/bpf/dw/link ||
+		{ echo "attach failed"; return; }
+	show bpftool link show
+	grep -q 'prog_type lsm *attach_type lsm_mac' $work/show.out && echo attached ||
+		echo "no lsm link"
+}
+
+open_probe() {	# open_probe FILE: "opened" for reading, or the error
+	if err=$( (: <"$1") 2>&1); then echo opened; else echo "${err##*: }"; fi
+}
+
+write_open_probe() {
+	if err=$( (: >>"$1") 2>&1); then echo opened; else echo "${err##*: }"; fi
+}
+
+bpf_detach_then_open() {
+	rm -f /sys/fs/bpf/dw/link /sys/fs/bpf/dw/prog
+	sleep 1	# the link goes when its last reference does (RCU)
+	open_probe "$1"
+}
+
+kernel_splats() {
+	dmesg | grep -E 'WARNING:|BUG:|Oops|Call Trace|general protection|kernel BUG' >$work/splats
+	[ -s $work/splats ] && head -n1 $work/splats || echo none
+}
+
 # ---- running a suite ---------------------------------------------------------
 
 case ${1:-} in
@@ -531,8 +1000,12 @@ group_*)
 	mkdir -p $work
 	"$@" 3>&1
 	;;
+probe)	# one probe, by itself (in a sandbox, or as a background load)
+	shift
+	"$@" 3>/dev/null
+	;;
 *)
-	echo "usage: sh $self run SUITE RUN-ID | group_NAME [ARGS...]" >&2
+	echo "usage: sh $self run SUITE RUN-ID | group_NAME [ARGS...] | probe NAME [ARGS...]" >&2
 	exit 2
 	;;
 esac
