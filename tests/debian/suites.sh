@@ -65,16 +65,8 @@ local     300  group_checks local libc_setup
 # booted from its /boot, no lsm=: Debian's LSMs and denywrite, AppArmor
 # enforcing.  The suite debian, and the kernel, its package and its LSMs,
 # then AppArmor, Landlock and mode switches stacked with denywrite.
-suite_distro='
-kernel    300  group_checks distro_kernel
-boot      300  group_checks boot
-libc      120  group_checks libc libc_setup
-dpkg      300  group_checks dpkg
-apt       300  group_checks apt
-mold      300  group_checks mold_enforce
-race      900  group_checks race race_setup race_teardown
-gcc       300  group_checks gcc gcc_setup gcc_teardown
-apparmor  300  group_checks apparmor aa_setup
+suite_distro="
+kernel    300  group_checks distro_kernel$suite_debian"'apparmor  300  group_checks apparmor aa_setup
 landlock  300  group_checks landlock ll_setup
 modeswitch 600 group_checks modeswitch switch_setup switch_teardown
 bpf       300  group_checks bpf bpf_setup bpf_teardown
