@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pwd.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,18 +108,34 @@ static void parse_fields(const char *s, struct kvlist *l)
 	}
 }
 
-/* The record's type from "type=1400" or "type=AVC" before its fields. */
+/* The type named by the LEN bytes at S ("AVC"), 0 if none. */
+static int type_by_name(const char *s, size_t len)
+{
+	for (size_t i = 0; i < sizeof(type_names) / sizeof(type_names[0]); i++)
+		if (strlen(type_names[i].name) == len &&
+		    strncmp(s, type_names[i].name, len) == 0)
+			return type_names[i].type;
+	return 0;
+}
+
+/* The record's type from "type=1400" or "type=AVC" before its fields,
+ * else from the word just before them ("audit[194]: AVC lsm=...", as
+ * journald's audit transport gives it); 0 if not said. */
 static int record_type(const char *line, const char *fields)
 {
 	const char *t = strstr(line, "type=");
+	const char *w = fields;
 
-	if (!t || t > fields)
+	if (t && t < fields) {
+		int type = type_by_name(t + 5, strcspn(t + 5, " "));
+
+		return type ? type : atoi(t + 5);
+	}
+	if (w == line || w[-1] != ' ')
 		return 0;
-	t += 5;
-	for (size_t i = 0; i < sizeof(type_names) / sizeof(type_names[0]); i++)
-		if (strncmp(t, type_names[i].name, strlen(type_names[i].name)) == 0)
-			return type_names[i].type;
-	return atoi(t);
+	while (--w > line && w[-1] != ' ')
+		;
+	return type_by_name(w, (size_t)(fields - 1 - w));
 }
 
 /* "audit(1796304281.345:4)", else a leading number (journalctl -o
@@ -316,6 +333,27 @@ static int read_file_source(const struct cli *c, const char *path,
 	return err ? fail("log: %s: %s", esc(path), strerror(err)) : 0;
 }
 
+/*
+ * Whether journald collects the audit subsystem's records itself (its
+ * audit socket): then each record is in the journal twice without auditd,
+ * once from the audit socket and once as the kernel's printk of it, and
+ * only the first is complete (the kernel's copies are rate-limited).
+ */
+static bool journal_has_audit(void)
+{
+	FILE *p = popen("journalctl -q --no-pager -b -n 1 -o cat "
+			"_TRANSPORT=audit 2>/dev/null", "re");
+	bool any;
+
+	if (!p)
+		return false;
+	any = fgetc(p) != EOF;
+	pclose(p);
+	return any;
+}
+
+/* The journal's records of one transport, so that each is read once:
+ * audit when journald collects it, else the kernel's log. */
 static int read_journal(const struct cli *c, double since)
 {
 	char cmd[256];
@@ -323,7 +361,8 @@ static int read_journal(const struct cli *c, double since)
 	int rc;
 
 	snprintf(cmd, sizeof(cmd), "journalctl -q --no-pager -o short-unix "
-		 "_TRANSPORT=kernel _TRANSPORT=audit%s --since=@%.0f",
+		 "_TRANSPORT=%s%s --since=@%.0f",
+		 journal_has_audit() ? "audit" : "kernel",
 		 c->follow ? " -f" : "", since);
 	p = popen(cmd, "re");
 	if (!p)

@@ -65,8 +65,36 @@ TEST(log_since_and_json)
 	return 0;
 }
 
+/* journald's audit transport: no "type=", the type's name before the
+ * fields; the same record as the kernel's printk of it gives. */
+TEST(log_reads_the_type_name_of_journald_audit_records)
+{
+	struct opts o = { .uid = -1, .env = "TZ=UTC", .input =
+		"1796315113.500000 host audit[194]: AVC lsm=denywrite op=write "
+		"mode=audit pid=194 comm=\"cp\" path=\"/usr/lib/x\" "
+		"scope=lib rule=\"/usr/lib\"\n"
+		"1796315114.000000 host audit: MAC_STATUS lsm=denywrite "
+		"op=mode mode=off old_mode=audit res=1\n"
+		"1796315115.000000 host audit: XAVC lsm=denywrite op=mode "
+		"mode=off\n" };
+
+	EXPECT(&o, 0,
+	       "{\"time\":1796315113.500,\"type\":1400,\"user\":null,"
+	       "\"op\":\"write\",\"mode\":\"audit\",\"pid\":194,"
+	       "\"comm\":\"cp\",\"path\":\"/usr/lib/x\",\"scope\":\"lib\","
+	       "\"rule\":\"/usr/lib\"}\n"
+	       "{\"time\":1796315114.000,\"type\":1404,\"user\":null,"
+	       "\"op\":\"mode\",\"mode\":\"off\",\"old_mode\":\"audit\","
+	       "\"res\":1}\n"
+	       "{\"time\":1796315115.000,\"user\":null,"
+	       "\"op\":\"mode\",\"mode\":\"off\"}\n",
+	       "", "log", "--json", "--file", "-");
+	return 0;
+}
+
 const struct test log_tests[] = {
 	T(log_prints_one_line_a_record_time_op_mode_user_command_path_rule),
 	T(log_since_and_json),
+	T(log_reads_the_type_name_of_journald_audit_records),
 	{ NULL, NULL },
 };
