@@ -38,7 +38,8 @@ esac
 
 # The host-side steps, declared before any runs (PLAN steps N).
 if [ "$what" = all ]; then
-	steps="cli_static_analysis_is_clean patched_kernel_builds
+	steps="cli_static_analysis_is_clean tools_package_builds_lintian_clean
+		patched_kernel_builds
 		checkpatch_strict_is_clean tree_has_2021_map_denywrite_removal
 		kerneldoc_is_clean docs_lint_is_clean kcsan_kernel_builds
 		stock_kernel_builds"
@@ -121,6 +122,8 @@ if [ "$what" = all ]; then
 	host_suite host $make check-host
 	echo "== static analysis of denywritectl"
 	step cli_static_analysis_is_clean $make -C policy-tool analyze
+	echo "== the tools package (its build runs the host tests in its own copy)"
+	step tools_package_builds_lintian_clean $make deb
 	echo "== building (patched kernel, CLI, guest)"
 	if step patched_kernel_builds $make kernel initramfs; then
 		step checkpatch_strict_is_clean scripts/checkpatch.sh build/linux

@@ -3,7 +3,8 @@
 # dpkg-buildpackage from debian/, then check it with lintian.
 #
 # The package is built in a copy of what it is made of (debian/,
-# policy-tool/, tests/host/, README.md) under OUTDIR, so that
+# policy-tool/, tests/host/ and the securityfs captures its golden tests
+# read, tests/golden/, README.md) under OUTDIR, so that
 # dpkg-buildpackage writes its results to OUTDIR rather than next to the
 # checkout.  The copy's debian/changelog and policy-tool/VERSION get the
 # version of policy-tool/version.sh, the one --version prints.
@@ -16,7 +17,7 @@ src="$out/denywrite-$version"
 rm -rf "$out"
 mkdir -p "$src/tests"
 cp -R "$top/debian" "$top/policy-tool" "$top/README.md" "$src/"
-cp -R "$top/tests/host" "$src/tests/"
+cp -R "$top/tests/host" "$top/tests/golden" "$src/tests/"
 make -s -C "$src/policy-tool" clean
 sed -i "1s/^denywrite ([^)]*)/denywrite ($version)/" "$src/debian/changelog"
 # The copy is no git checkout: its version.sh prints its VERSION file.
