@@ -27,7 +27,7 @@ KERNEL_DEB := $(B)/kernel-deb
 export QEMU_ACCEL ?= tcg
 
 .PHONY: all deps deps-distro kernel kernel-stock cli install deb headers guest-progs bench-progs \
-	initramfs run test test-stock check-host checkpatch bench bench-patched clean \
+	initramfs run test test-stock check-host checkpatch bench bench-patched bench-distro clean \
 	kernel-debian debian-vm test-debian run-debian kernel-distro kernel-deb
 
 all: kernel initramfs
@@ -152,6 +152,12 @@ bench: deps
 
 bench-patched: deps
 	@scripts/bench.sh --patched-only
+
+# The same on Debian's configuration, stock against patched, with and
+# without 200 background processes (docs/distro.md): build/bench-distro.txt.
+# Not run yet: work in progress.
+bench-distro: deps-distro
+	@scripts/bench.sh --distro
 
 clean:
 	rm -rf $(B)
