@@ -9,10 +9,21 @@
 #   dwb.scale=X          dwbench --scale (default 1)
 #   dwb.slab=FILES       then the memory figures over FILES files (default 0:
 #                        none), under the classic policy where denywrite runs
+#                        (the packaged one with dwb.libdir)
+#   dwb.libdir=DIR       (make bench-distro) dwbench works in DIR/dwbench,
+#                        maps DIR/dwbench/lib (--lib) and dlopens a copy of
+#                        the plugin there: DIR is the library directory of
+#                        the packaged policy, as ld.so maps a library
 # Configurations: stock and nolsm (denywrite not in lsm=: nothing to set),
 # off and audit (that mode, rule "exec /"), exec and all (enforce, "exec /"
 # or "all /"), rN-match (enforce: N-1 rules on empty directories, then
-# "all /") and rN-none (enforce: N rules on empty directories).
+# "all /") and rN-none (enforce: N rules on empty directories); pkg and
+# pkgoff (make bench-distro: the packaged policy, "exec /" and
+# "lib DIR", in enforce and in mode off).  CFG-bg: CFG with 200 background
+# processes (dwb.holders) started after its policy is set, half running
+# dwb-true-dyn, half dwb-true, each mapping executable the files the
+# mappings and dlopen map (dwb-true --hold), so that every file the
+# operations run or map is held by others, killed after its dwbench run.
 # Output, for each round and configuration: group bench-policy-CFG-rROUND,
 # one check that its policy is in place (or that denywrite is not active),
 # then that dwbench run, group bench-CFG-rROUND; last, group bench-mem.
@@ -38,6 +49,7 @@ dummy_rules() {	# dummy_rules N: N rules on empty directories, none covering any
 policy_of() {	# policy_of CFG: the rules of a configuration
 	case $1 in
 	off | audit | exec) echo "exec /" ;;
+	pkg | pkgoff) printf 'exec /\nlib %s\n' "$libdir" ;;
 	all) echo "all /" ;;
 	r*-match)
 		n=${1#r}
@@ -55,6 +67,7 @@ policy_of() {	# policy_of CFG: the rules of a configuration
 mode_of() {
 	case $1 in
 	off | audit) echo "$1" ;;
+	pkgoff) echo off ;;
 	*) echo enforce ;;
 	esac
 }
@@ -62,6 +75,7 @@ mode_of() {
 # apply CFG: set its policy (the rules in one write(2), as securityfs
 # wants) and read it back.  Prints why it failed.
 apply() {
+	set -- "${1%-bg}"
 	case $1 in
 	stock | nolsm)
 		if denywrite_active; then echo "denywrite is active"; return 1; fi
@@ -78,11 +92,58 @@ apply() {
 	cmp -s $sfs/rules $policy || { echo "rules read back differ"; return 1; }
 }
 
+# The background processes of CFG-bg: start them (after the policy), wait
+# until each has mapped its files; stop them.
+held=/tmp/dwb-held
+start_holders() {
+	: >$held
+	holder_pids=
+	i=0
+	while [ $i -lt "$holders" ]; do
+		prog=dwb-true-dyn
+		[ $((i % 2)) = 1 ] && prog=dwb-true
+		$B/$prog --hold $hold_files >>$held 2>/dev/console </dev/null &
+		holder_pids="$holder_pids $!"
+		i=$((i + 1))
+	done
+	n=0
+	while [ "$(wc -l <$held)" -lt "$holders" ] && [ $n -lt 600 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	[ "$(wc -l <$held)" -eq "$holders" ] ||
+		{ echo "only $(wc -l <$held) of $holders background processes hold their files"; return 1; }
+}
+
+stop_holders() {
+	# shellcheck disable=SC2086
+	kill $holder_pids 2>/dev/null
+	wait
+}
+
 configs=$(param configs "" | tr , ' ')
 rounds=$(param rounds 5)
 macro=$(param macro "$rounds")
 scale=$(param scale 1)
 slab=$(param slab 0)
+libdir=$(param libdir "")
+holders=$(param holders 200)
+dwbench_args=
+slab_config=exec
+if [ -n "$libdir" ]; then
+	work=$libdir/dwbench
+	deep=$work/d01/d02/d03/d04/d05/d06/d07/d08/d09/d10/d11/d12
+	mkdir -p $work
+	cp /usr/lib/dwbench/libdwbplugin.so $work/
+	dwbench_args="--dir $work --lib --plugin $work/libdwbplugin.so"
+	hold_files="$work/lib $deep/lib $work/libdwbplugin.so"
+	slab_config=pkg
+	# The work files, made before any background process maps them.
+	# shellcheck disable=SC2086
+	$B/dwbench $dwbench_args --only none >/dev/null
+fi
+# The active LSMs, for the report (make bench-distro compares the kernels).
+echo "STAT bench-lsm list $(cat /sys/kernel/security/lsm)"
 mkdir -p $dummies
 # shellcheck disable=SC2046
 mkdir -p $(dummy_rules 1000 | cut -d' ' -f2)
@@ -90,11 +151,20 @@ r=1
 while [ $r -le "$rounds" ]; do
 	for c in $configs; do
 		echo "PLAN bench-policy-$c-r$r 1"
-		if why=$(apply "$c"); then
+		ok=yes
+		why=$(apply "$c") || ok=no
+		case $ok$c in
+		yes*-bg)	# in this shell: it keeps the processes' ids
+			start_holders >/tmp/dwb-why || { ok=no; why=$(cat /tmp/dwb-why); stop_holders; } ;;
+		esac
+		if [ $ok = yes ]; then
 			echo "PASS policy_in_place_for_${c}_round_$r"
 			micro=
 			[ $r -gt "$macro" ] && micro=--micro-only
-			$B/dwbench --group "bench-$c-r$r" --rounds 1 --scale "$scale" $micro
+			# shellcheck disable=SC2086
+			$B/dwbench --group "bench-$c-r$r" --rounds 1 --scale "$scale" \
+				$micro $dwbench_args
+			case $c in *-bg) stop_holders ;; esac
 		else
 			echo "FAIL policy_in_place_for_${c}_round_$r: $why"
 		fi
@@ -102,6 +172,7 @@ while [ $r -le "$rounds" ]; do
 	r=$((r + 1))
 done
 if [ "$slab" -gt 0 ]; then
-	denywrite_active && apply exec >/dev/null
-	$B/dwbench --group bench-mem --only none --slab "$slab"
+	denywrite_active && apply $slab_config >/dev/null
+	# shellcheck disable=SC2086
+	$B/dwbench --group bench-mem --only none --slab "$slab" $dwbench_args
 fi
