@@ -23,7 +23,10 @@
 # processes (dwb.holders) started after its policy is set, half running
 # dwb-true-dyn, half dwb-true, each mapping executable the files the
 # mappings and dlopen map (dwb-true --hold), so that every file the
-# operations run or map is held by others, killed after its dwbench run.
+# operations run or map is held by others, killed after its dwbench run;
+# before it, the policy check also checks that every one of them maps the
+# work files (the dynamic half libc too) and, in enforce, that a write
+# open of each of those files and of both programs is refused.
 # Output, for each round and configuration: group bench-policy-CFG-rROUND,
 # one check that its policy is in place (or that denywrite is not active),
 # then that dwbench run, group bench-CFG-rROUND; last, group bench-mem.
@@ -102,6 +105,7 @@ start_holders() {
 	while [ $i -lt "$holders" ]; do
 		prog=dwb-true-dyn
 		[ $((i % 2)) = 1 ] && prog=dwb-true
+		# shellcheck disable=SC2086
 		$B/$prog --hold $hold_files >>$held 2>/dev/console </dev/null &
 		holder_pids="$holder_pids $!"
 		i=$((i + 1))
@@ -113,6 +117,28 @@ start_holders() {
 	done
 	[ "$(wc -l <$held)" -eq "$holders" ] ||
 		{ echo "only $(wc -l <$held) of $holders background processes hold their files"; return 1; }
+	check_holders "$1"
+}
+
+# check_holders CFG: what the background processes hold, seen from
+# outside: every one maps the work files, the dynamic half libc; in
+# enforce, a write open of each file they run or map is refused (they
+# hold it: ETXTBSY).
+libc=/usr/lib/x86_64-linux-gnu/libc.so.6
+check_holders() {
+	n=$(grep -l " $work/lib\$" /proc/[0-9]*/maps 2>/dev/null | wc -l)
+	[ "$n" -eq "$holders" ] ||
+		{ echo "$n processes map $work/lib, not $holders"; return 1; }
+	n=$(grep -l " $libc\$" /proc/[0-9]*/maps 2>/dev/null | wc -l)
+	[ "$n" -ge $((holders / 2)) ] ||
+		{ echo "$n processes map $libc, not $((holders / 2))"; return 1; }
+	{ denywrite_active && [ "$(mode_of "${1%-bg}")" = enforce ]; } || return 0
+	for f in $hold_files $libc $B/dwb-true $B/dwb-true-dyn; do
+		if (: >>"$f") 2>/dev/null; then
+			echo "$f is not held: a write open succeeds"
+			return 1
+		fi
+	done
 }
 
 stop_holders() {
@@ -129,12 +155,12 @@ slab=$(param slab 0)
 libdir=$(param libdir "")
 holders=$(param holders 200)
 dwbench_args=
-slab_config=exec
+slab_config="exec"
 if [ -n "$libdir" ]; then
 	work=$libdir/dwbench
 	deep=$work/d01/d02/d03/d04/d05/d06/d07/d08/d09/d10/d11/d12
-	mkdir -p $work
-	cp /usr/lib/dwbench/libdwbplugin.so $work/
+	mkdir -p "$work"
+	cp /usr/lib/dwbench/libdwbplugin.so "$work/"
 	dwbench_args="--dir $work --lib --plugin $work/libdwbplugin.so"
 	hold_files="$work/lib $deep/lib $work/libdwbplugin.so"
 	slab_config=pkg
@@ -155,7 +181,12 @@ while [ $r -le "$rounds" ]; do
 		why=$(apply "$c") || ok=no
 		case $ok$c in
 		yes*-bg)	# in this shell: it keeps the processes' ids
-			start_holders >/tmp/dwb-why || { ok=no; why=$(cat /tmp/dwb-why); stop_holders; } ;;
+			if [ -z "$libdir" ]; then
+				ok=no why="background processes need dwb.libdir"
+			elif ! start_holders "$c" >/tmp/dwb-why; then
+				ok=no why=$(cat /tmp/dwb-why)
+				stop_holders
+			fi ;;
 		esac
 		if [ $ok = yes ]; then
 			echo "PASS policy_in_place_for_${c}_round_$r"
