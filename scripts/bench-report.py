@@ -326,7 +326,7 @@ def memory_text(boots):
     out = ["== memory (icount run): slab growth over files created and "
            "stat'ed on tmpfs (/proc/meminfo Slab)"]
     lsms = by["lsm-a"].lsm if "lsm-a" in by else None
-    base = None
+    base = stock_per = None
     for name, what in kernels:
         m = by[name].mem if name in by else {}
         if "slab_growth_kb" not in m:
@@ -338,9 +338,15 @@ def memory_text(boots):
             base = per
         elif name == "lsm-a" and base is not None:
             extra = f"  ({per - base:+.1f} B a file over no denywrite)"
+        if name == "stock":
+            stock_per = per
+        elif name == "lsm-a" and DISTRO and stock_per is not None:
+            extra += f"  ({per - stock_per:+.1f} B a file over stock)"
         out.append(f"  {what:<24} {m['slab_growth_kb']:>8} kB over "
                    f"{m['slab_files']} files: {per:.1f} B a file{extra}")
-    if "lsm-a" in by:
+    if DISTRO:
+        out += distro_blobs(by)
+    elif "lsm-a" in by:
         b = by["lsm-a"]
         blobs = ", ".join(f"{k} {v} B" for k, v in sorted(b.blobs.items()))
         out.append(f"  LSM blob sizes printed at boot (lsm.debug), all LSMs of "
@@ -356,7 +362,7 @@ def memory_text(boots):
                            f"{m.get(f'{cache}_slab_size', '?')} B{merged}")
             elif f"{cache}_present" in m:
                 out.append(f"  /sys/kernel/slab/{cache}: absent")
-    for name in ("stock", "nolsm"):
+    for name in ("stock", "nolsm") if not DISTRO else ():
         m = by[name].mem if name in by else {}
         if "lsm_file_cache_present" in m:
             out.append(f"  {name}: lsm_inode_cache "
@@ -364,6 +370,57 @@ def memory_text(boots):
                        f", lsm_file_cache "
                        f"{'present' if m['lsm_file_cache_present'] else 'absent'}")
     out.append("")
+    return out
+
+
+def distro_blobs(by):
+    """make bench-distro: the blobs of every kernel (Debian's LSMs have
+    theirs), and what denywrite adds to each inode and each open file:
+    the patched kernel's blob over the stock kernel's."""
+    out = ["  LSM blob sizes printed at boot (lsm.debug) and the blob "
+           "caches, by kernel:"]
+    for name, what in (("stock", "stock"), ("nolsm", "patched, no-dw"),
+                       ("lsm-a", "patched, denywrite")):
+        b = by.get(name)
+        if not b:
+            continue
+        caches = []
+        for cache in ("lsm_inode_cache", "lsm_file_cache"):
+            m = b.mem
+            if m.get(f"{cache}_present"):
+                caches.append(f"{cache} {m.get(f'{cache}_object_size', '?')}"
+                              f"/{m.get(f'{cache}_slab_size', '?')} B")
+            elif f"{cache}_present" in m:
+                caches.append(f"{cache} absent")
+        blobs = ", ".join(f"{k} {v}" for k, v in sorted(b.blobs.items()))
+        out.append(f"    {what:<20} {blobs or 'none printed'}; "
+                   f"{', '.join(caches) or 'caches not read'} "
+                   "(object/slot)")
+    s, d = by.get("stock"), by.get("lsm-a")
+    if s and d:
+        for kind, cache in (("inode", "lsm_inode_cache"),
+                            ("file", "lsm_file_cache")):
+            a, b = s.blobs.get(kind, 0), d.blobs.get(kind, 0)
+            sa = s.mem.get(f"{cache}_slab_size", 0)
+            sb = d.mem.get(f"{cache}_slab_size", 0)
+            out.append(f"  denywrite per {kind}: blob {a} -> {b} B "
+                       f"({b - a:+d} B), slab slot {sa} -> {sb} B "
+                       f"({sb - sa:+d} B)")
+    return out
+
+
+def memory_problems(boots):
+    """make bench-distro: a memory figure not measured fails the run."""
+    by = {b.name: b for b in boots}
+    out = []
+    for name in ("stock", "nolsm", "lsm-a"):
+        m = by[name].mem if name in by else {}
+        for key in ("slab_growth_kb", "lsm_inode_cache_present",
+                    "lsm_file_cache_present"):
+            if key not in m:
+                out.append(f"icount/{name}: memory: no {key}")
+        if name in by and not by[name].blobs:
+            out.append(f"icount/{name}: no LSM blob size printed (lsm.debug)")
     return out
 
 
@@ -449,6 +506,7 @@ def main():
         if DISTRO and run == "icount":
             text += targets_text(cs, ops)
             problems += lsm_problems(boots[run])
+            problems += memory_problems(boots[run])
         for (cfg, op), c in cs.items():
             r = ratio(cs, cfg, op)
             rows.append([run, cfg, op, ITERS.get((run, op), ""), c.n,
