@@ -184,8 +184,8 @@ bench-patched: deps
 
 # The same on Debian's configuration, stock against patched, with and
 # without 200 background processes (docs/distro.md): build/bench-distro.txt.
-# Not run yet: work in progress.
-bench-distro: deps-distro
+# The guest's programs need the patched tree's uapi headers (headers).
+bench-distro: deps-distro headers
 	@scripts/bench.sh --distro
 
 clean:

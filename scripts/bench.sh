@@ -91,7 +91,7 @@ if [ $distro = yes ]; then
 lsm-b patched - pkgoff-bg,pkg-bg no
 stock stock - stock,stock-bg yes
 nolsm patched debian nolsm,nolsm-bg yes"
-	export QEMU_TIMEOUT=${QEMU_TIMEOUT:-5400}
+	export QEMU_TIMEOUT="${QEMU_TIMEOUT:-5400}"
 fi
 
 
@@ -134,7 +134,7 @@ boot_one() {	# boot_one RUN NAME KERNEL LSM CONFIGS SLAB
 	mkdir -p "$dir"
 	case $lsm in
 	-) lsm= ;;
-	debian) lsm="lsm=$(sed -n 's/^CONFIG_LSM="\(.*\)"$/\1/p' build/obj-distro/debian.config)" ;;
+	debian) lsm="lsm=$debian_lsm" ;;
 	*) lsm="lsm=$lsm" ;;
 	esac
 	t0=$(date +%s)
@@ -197,6 +197,13 @@ if [ $build = yes ] && [ $distro = no ]; then
 fi
 mkdir -p $out
 scripts/mkinitramfs.sh $initrd
+if [ $distro = yes ]; then
+	# Debian's CONFIG_LSM, for the patched kernel booted without
+	# denywrite (lsm= that list); never an empty lsm=.
+	debian_lsm=$(sed -n 's/^CONFIG_LSM="\(.*\)"$/\1/p' build/obj-distro/debian.config 2>/dev/null)
+	[ -n "$debian_lsm" ] ||
+		{ echo "bench: no CONFIG_LSM in build/obj-distro/debian.config" >&2; exit 1; }
+fi
 
 # The lanes run in the background, where a non-interactive shell ignores
 # SIGINT, and timeout(1) in boot.sh is a process group of its own: on an
