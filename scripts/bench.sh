@@ -39,7 +39,10 @@
 # in the first rounds only), BENCH_TCG_ROUNDS (3) and
 # BENCH_TCG_MACRO_ROUNDS (1) for the plain run, BENCH_SCALE (1: multiplies
 # the iterations), BENCH_SLAB (100000 files for the memory figures, in the
-# icount run), BENCH_JOBS (2).
+# icount run), BENCH_JOBS (2).  BENCH_BOOTS="NAME...": only these boots
+# of the list below (with --no-build, only their kernels must exist); the
+# results of the others stay as an earlier run left them, and the report
+# reads them all.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
@@ -94,6 +97,15 @@ nolsm patched debian nolsm,nolsm-bg yes"
 	export QEMU_TIMEOUT="${QEMU_TIMEOUT:-5400}"
 fi
 
+if [ -n "${BENCH_BOOTS:-}" ]; then
+	boots=$(echo "$boots" | while read -r name rest; do
+		case " $BENCH_BOOTS " in *" $name "*) echo "$name $rest" ;; esac
+	done)
+	[ -n "$boots" ] || { echo "bench: BENCH_BOOTS=$BENCH_BOOTS: no such boot" >&2; exit 2; }
+fi
+uses() {	# uses FIELD VALUE: does a boot of the list have it
+	echo "$boots" | awk -v f="$1" -v v="$2" '$f == v { found = 1 } END { exit !found }'
+}
 
 # What a saved stock result must match to be reused: the parameters, the
 # stock kernel and its configuration, and the benchmark programs.
@@ -177,8 +189,12 @@ if [ $patched_only = yes ]; then
 fi
 echo "== bench: kernels"
 if [ $build = no ]; then
-	for bz in $stock_bz $patched_bz; do
-		[ -f $bz ] || { echo "bench: --no-build: no $bz" >&2; exit 1; }
+	for kernel in stock patched; do
+		bz=$patched_bz
+		[ $kernel = stock ] && bz=$stock_bz
+		if uses 2 $kernel; then
+			[ -f $bz ] || { echo "bench: --no-build: no $bz" >&2; exit 1; }
+		fi
 	done
 elif [ $distro = yes ]; then
 	scripts/prepare-tree.sh build/linux-stock
@@ -197,7 +213,7 @@ if [ $build = yes ] && [ $distro = no ]; then
 fi
 mkdir -p $out
 scripts/mkinitramfs.sh $initrd
-if [ $distro = yes ]; then
+if [ $distro = yes ] && uses 3 debian; then
 	# Debian's CONFIG_LSM, for the patched kernel booted without
 	# denywrite (lsm= that list); never an empty lsm=.
 	debian_lsm=$(sed -n 's/^CONFIG_LSM="\(.*\)"$/\1/p' build/obj-distro/debian.config 2>/dev/null)
