@@ -132,7 +132,7 @@ run_params() {	# run_params RUN: the guest's parameters, as the report reads the
 # translated for the previous process at the same addresses (a dynamic
 # exec takes a third of the time; the guest runs the same instructions).
 args="i8042.noaux i8042.nokbd noapictimer tsc=reliable norandmaps lsm.debug dwsuite=bench"
-[ $distro = yes ] && args="$args dwb.libdir=/usr/lib/x86_64-linux-gnu"
+[ $distro = yes ] && args="$args dwb.libdir=/usr/lib/x86_64-linux-gnu dwb.settle=1"
 
 boot_one() {	# boot_one RUN NAME KERNEL LSM CONFIGS SLAB
 	run=$1 name=$2 lsm=$4 cfgs=$5 mem=$6

@@ -14,6 +14,8 @@
 #                        maps DIR/dwbench/lib (--lib) and dlopens a copy of
 #                        the plugin there: DIR is the library directory of
 #                        the packaged policy, as ld.so maps a library
+#   dwb.settle=1         (make bench-distro) before each dwbench run, wait
+#                        until the CPU was idle for a second (settle below)
 # Configurations: stock and nolsm (denywrite not in lsm=: nothing to set),
 # off and audit (that mode, rule "exec /"), exec and all (enforce, "exec /"
 # or "all /"), rN-match (enforce: N-1 rules on empty directories, then
@@ -147,6 +149,32 @@ stop_holders() {
 	wait
 }
 
+# settle: with dwb.settle=1, wait until the CPU was idle for a second
+# (under 2% busy in /proc/stat), at most 60 s, and print how long it
+# took (STAT settle WHAT SECONDS).  Under -icount a busy kernel thread is
+# counted in the time of whatever runs beside it: a Debian-configured
+# kernel has one busy for about a second after /init starts, and the 200
+# background processes leave work behind them when they exit.
+settle() {	# settle WHAT
+	[ "$settle" = 1 ] || return 0
+	t=0
+	while [ $t -lt 60 ]; do
+		a=$(head -n 1 /proc/stat)
+		sleep 1
+		b=$(head -n 1 /proc/stat)
+		t=$((t + 1))
+		if echo "$a $b" | awk '{ for (k = 2; k <= 11; k++) {
+				d = $(k + 11) - $k; tot += d
+				if (k != 5 && k != 6) busy += d }
+			exit !(tot > 0 && busy * 100 < 2 * tot) }'; then
+			echo "STAT settle $1 $t"
+			return 0
+		fi
+	done
+	echo "the CPU was not idle for a second in 60 s"
+	return 1
+}
+
 configs=$(param configs "" | tr , ' ')
 rounds=$(param rounds 5)
 macro=$(param macro "$rounds")
@@ -154,6 +182,7 @@ scale=$(param scale 1)
 slab=$(param slab 0)
 libdir=$(param libdir "")
 holders=$(param holders 200)
+settle=$(param settle 0)
 dwbench_args=
 slab_config="exec"
 if [ -n "$libdir" ]; then
@@ -188,6 +217,13 @@ while [ $r -le "$rounds" ]; do
 				stop_holders
 			fi ;;
 		esac
+		# the background processes' start and the previous run's
+		# exits done
+		if [ $ok = yes ] && ! why=$(settle "$c-r$r"); then
+			ok=no
+			case $c in *-bg) stop_holders ;; esac
+		fi
+		case $why in STAT*) echo "$why" ;; esac
 		if [ $ok = yes ]; then
 			echo "PASS policy_in_place_for_${c}_round_$r"
 			micro=
@@ -204,6 +240,7 @@ while [ $r -le "$rounds" ]; do
 done
 if [ "$slab" -gt 0 ]; then
 	denywrite_active && apply $slab_config >/dev/null
+	settle mem >/dev/null
 	# shellcheck disable=SC2086
 	$B/dwbench --group bench-mem --only none --slab "$slab" $dwbench_args
 fi
