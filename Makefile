@@ -31,7 +31,7 @@ export QEMU_ACCEL ?= tcg
 
 .PHONY: all deps kernel kernel-stock kernel-kcsan cli install deb headers guest-progs bench-progs \
 	initramfs run test test-stock test-mutants check-host checkpatch series check-series \
-	bench bench-patched clean \
+	bench bench-patched bench-distro clean \
 	kernel-debian debian-vm test-debian run-debian golden \
 	deps-distro kernel-distro kernel-deb
 
@@ -181,6 +181,12 @@ bench: deps
 
 bench-patched: deps
 	@scripts/bench.sh --patched-only
+
+# The same on Debian's configuration, stock against patched, with and
+# without 200 background processes (docs/distro.md): build/bench-distro.txt.
+# The guest's programs need the patched tree's uapi headers (headers).
+bench-distro: deps-distro headers
+	@scripts/bench.sh --distro
 
 clean:
 	rm -rf $(B)

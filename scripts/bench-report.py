@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Turn the logs of `make bench` into the benchmark table.
 
-bench-report.py [--runs "icount tcg"] [--elapsed S] [--markdown] DIR [TXT CSV]
+bench-report.py [--distro] [--runs "icount tcg"] [--elapsed S] [--markdown]
+                DIR [TXT CSV]
 
 DIR is build/bench: DIR/RUN/BOOT/{results.log,console.log,seconds} for each
 run (icount, tcg) and boot, and DIR/RUN.params, the rounds of the run
@@ -13,6 +14,13 @@ per run, configuration and operation to CSV.  Exit 1 if anything failed:
 a FAIL line, a group whose check count differs from its PLAN, a boot that
 did not finish or whose kernel log shows a splat, a missing cell.
 --markdown prints the ratio table of the first run as Markdown instead.
+
+--distro: make bench-distro's configurations (scripts/bench.sh --distro):
+each ratio is to the stock kernel's cell of the same kind, with or without
+the background processes; then the targets of issue 21, each met or not
+(a target not met is reported, it is no failure of the run); and a
+problem if the boots' LSMs are not Debian's (the stock kernel's list,
+denywrite added in the patched kernel's).
 """
 import argparse
 import csv
@@ -42,6 +50,27 @@ CONFIGS = [
     ("r1000-match", "1000:last", "enforce, 999 rules matching nothing, then all /"),
     ("r1000-none", "1000:none", "enforce, 1000 rules matching nothing"),
 ]
+CONFIGS_DISTRO = [
+    ("stock", "stock", "stock 6.12, Debian's configuration and LSMs"),
+    ("nolsm", "no-dw", "patched, lsm= Debian's list: denywrite not active"),
+    ("pkgoff", "off", "denywrite mode off, the packaged policy"),
+    ("pkg", "pkg", "enforce, the packaged policy: exec / and "
+                   "lib /usr/lib/x86_64-linux-gnu"),
+    ("stock-bg", "stock+bg", "stock, 200 background processes running the "
+                             "programs and mapping the files"),
+    ("nolsm-bg", "no-dw+bg", "no-dw, the same background"),
+    ("pkgoff-bg", "off+bg", "off, the same background"),
+    ("pkg-bg", "pkg+bg", "pkg, the same background (every hold goes to "
+                         "the table)"),
+]
+# Issue 21's targets: (configuration, operations or None for all, limit).
+TARGETS = [
+    ("pkgoff", None, 1.002),
+    ("pkg", ["open_wronly", "open_rdonly"], 1.005),
+    ("pkg", ["mmap_exec", "mmap_exec_deep"], 1.01),
+    ("pkg", ["exec_static", "exec_dynamic", "dlopen"], 1.005),
+    ("pkg", ["configure", "copy_tree"], 1.005),
+]
 RUNS = {
     "icount": "QEMU TCG, -icount shift=0,sleep=off: virtual time, "
               "1 ns = 1 guest instruction",
@@ -56,6 +85,7 @@ CHECK = re.compile(r"^(PASS|FAIL|SKIP) (\S+?)(:.*)?$")
 GROUP = re.compile(r"^bench-(.+)-r(\d+)$")
 BLOB = re.compile(r"LSM: (\w+) blob size\s*=\s*(\d+)")
 ITERS = {}  # (run, op): iterations a round, the same in every boot
+DISTRO = False
 
 
 def operations():
@@ -80,6 +110,7 @@ class Boot:
         self.run, self.name = run, name
         self.times, self.iters, self.mem, self.blobs = {}, {}, {}, {}
         self.problems = []
+        self.lsm = None
         self.seconds = (read(os.path.join(d, "seconds")) or ["?"])[0]
         self.parse(read(os.path.join(d, "results.log")))
         self.console(read(os.path.join(d, "console.log")))
@@ -118,6 +149,9 @@ class Boot:
                          f"{'missing' if left > 0 else 'too many'}")
 
     def stat(self, group, key, value):
+        if group == "bench-lsm":
+            self.lsm = value
+            return
         if group == "bench-mem":
             self.mem[key] = int(value)
             return
@@ -199,8 +233,14 @@ def table(title, ops, rows, width=10):
     return lines
 
 
+def baseline(cfg):
+    """The stock cell a configuration is compared with: of the same kind
+    (with or without the background processes) in make bench-distro."""
+    return "stock-bg" if cfg.endswith("-bg") else "stock"
+
+
 def ratio(cs, cfg, op):
-    c, s = cs.get((cfg, op)), cs.get(("stock", op))
+    c, s = cs.get((cfg, op)), cs.get((baseline(cfg), op))
     return c.median / s.median if c and s else None
 
 
@@ -225,8 +265,57 @@ def run_text(run, cs, ops, p, boots):
     out += table("ns per operation ([ms]: per run), median (range of the "
                  "rounds as % of the median):", labels, ns, 16)
     out.append("")
-    out += table("ratio of the median to stock:", labels, rt)
+    out += table("ratio of the median to stock" +
+                 (" (the +bg columns: to stock+bg):" if DISTRO else ":"),
+                 labels, rt)
     out.append("")
+    return out
+
+
+def targets_text(cs, ops):
+    """Issue 21's targets, each cell met or not, with and without the
+    background processes."""
+    out = ["== targets of issue 21 (ratio to the stock kernel's cell of the "
+           "same kind)"]
+    met = total = 0
+    for cfg, names, limit in TARGETS:
+        for variant in (cfg, cfg + "-bg"):
+            for op, _, label in ops:
+                if names is not None and op not in names:
+                    continue
+                r = ratio(cs, variant, op)
+                total += 1
+                ok = r is not None and r <= limit
+                met += ok
+                col = dict((c, col) for c, col, _ in CONFIGS)[variant]
+                out.append(f"  {'met    ' if ok else 'NOT MET'} {col:<9} "
+                           f"{label:<36} {'-' if r is None else f'{r:.4f}'}"
+                           f" <= {limit}")
+    out.append(f"  {met} of {total} targets met")
+    out.append("")
+    return out
+
+
+def lsm_problems(boots):
+    """The LSMs of the boots: stock's list is Debian's; no-dw has the
+    same, the patched kernel's has denywrite too."""
+    by = {b.name: b.lsm for b in boots}
+    stock = by.get("stock")
+    out = []
+    if not stock:
+        return ["no LSM list from the stock kernel's boot"]
+    for name, lsm in by.items():
+        if name == "stock":
+            continue
+        want = stock if name == "nolsm" else None
+        got = (lsm or "").split(",")
+        if want is not None and lsm != want:
+            out.append(f"{name}: LSMs {lsm}, stock {stock}")
+        elif want is None and ([x for x in got if x != "denywrite"] !=
+                               stock.split(",") or
+                               got.count("denywrite") != 1):
+            out.append(f"{name}: LSMs {lsm}, want stock's {stock} and "
+                       "denywrite")
     return out
 
 
@@ -236,7 +325,8 @@ def memory_text(boots):
     by = {b.name: b for b in boots}
     out = ["== memory (icount run): slab growth over files created and "
            "stat'ed on tmpfs (/proc/meminfo Slab)"]
-    base = None
+    lsms = by["lsm-a"].lsm if "lsm-a" in by else None
+    base = stock_per = None
     for name, what in kernels:
         m = by[name].mem if name in by else {}
         if "slab_growth_kb" not in m:
@@ -248,13 +338,20 @@ def memory_text(boots):
             base = per
         elif name == "lsm-a" and base is not None:
             extra = f"  ({per - base:+.1f} B a file over no denywrite)"
+        if name == "stock":
+            stock_per = per
+        elif name == "lsm-a" and DISTRO and stock_per is not None:
+            extra += f"  ({per - stock_per:+.1f} B a file over stock)"
         out.append(f"  {what:<24} {m['slab_growth_kb']:>8} kB over "
                    f"{m['slab_files']} files: {per:.1f} B a file{extra}")
-    if "lsm-a" in by:
+    if DISTRO:
+        out += distro_blobs(by)
+    elif "lsm-a" in by:
         b = by["lsm-a"]
         blobs = ", ".join(f"{k} {v} B" for k, v in sorted(b.blobs.items()))
         out.append(f"  LSM blob sizes printed at boot (lsm.debug), all LSMs of "
-                   f"lsm=capability,denywrite: {blobs or 'none printed'}")
+                   f"{lsms or 'lsm=capability,denywrite'}: "
+                   f"{blobs or 'none printed'}")
         for cache in ("lsm_inode_cache", "lsm_file_cache"):
             m = b.mem
             if m.get(f"{cache}_present"):
@@ -265,7 +362,7 @@ def memory_text(boots):
                            f"{m.get(f'{cache}_slab_size', '?')} B{merged}")
             elif f"{cache}_present" in m:
                 out.append(f"  /sys/kernel/slab/{cache}: absent")
-    for name in ("stock", "nolsm"):
+    for name in ("stock", "nolsm") if not DISTRO else ():
         m = by[name].mem if name in by else {}
         if "lsm_file_cache_present" in m:
             out.append(f"  {name}: lsm_inode_cache "
@@ -276,19 +373,83 @@ def memory_text(boots):
     return out
 
 
+def distro_blobs(by):
+    """make bench-distro: the blobs of every kernel (Debian's LSMs have
+    theirs), and what denywrite adds to each inode and each open file:
+    the patched kernel's blob over the stock kernel's."""
+    out = ["  LSM blob sizes printed at boot (lsm.debug) and the blob "
+           "caches, by kernel:"]
+    for name, what in (("stock", "stock"), ("nolsm", "patched, no-dw"),
+                       ("lsm-a", "patched, denywrite")):
+        b = by.get(name)
+        if not b:
+            continue
+        caches = []
+        for cache in ("lsm_inode_cache", "lsm_file_cache"):
+            m = b.mem
+            if m.get(f"{cache}_present"):
+                caches.append(f"{cache} {m.get(f'{cache}_object_size', '?')}"
+                              f"/{m.get(f'{cache}_slab_size', '?')} B")
+            elif f"{cache}_present" in m:
+                caches.append(f"{cache} absent")
+        blobs = ", ".join(f"{k} {v}" for k, v in sorted(b.blobs.items()))
+        out.append(f"    {what:<20} {blobs or 'none printed'}; "
+                   f"{', '.join(caches) or 'caches not read'} "
+                   "(object/slot)")
+    s, d = by.get("stock"), by.get("lsm-a")
+    if s and d:
+        for kind, cache in (("inode", "lsm_inode_cache"),
+                            ("file", "lsm_file_cache")):
+            a, b = s.blobs.get(kind, 0), d.blobs.get(kind, 0)
+            sa = s.mem.get(f"{cache}_slab_size", 0)
+            sb = d.mem.get(f"{cache}_slab_size", 0)
+            out.append(f"  denywrite per {kind}: blob {a} -> {b} B "
+                       f"({b - a:+d} B), slab slot {sa} -> {sb} B "
+                       f"({sb - sa:+d} B)")
+    return out
+
+
+def memory_problems(boots):
+    """make bench-distro: a memory figure not measured fails the run."""
+    by = {b.name: b for b in boots}
+    out = []
+    for name in ("stock", "nolsm", "lsm-a"):
+        m = by[name].mem if name in by else {}
+        for key in ("slab_growth_kb", "lsm_inode_cache_present",
+                    "lsm_file_cache_present"):
+            if key not in m:
+                out.append(f"icount/{name}: memory: no {key}")
+        if name in by and not by[name].blobs:
+            out.append(f"icount/{name}: no LSM blob size printed (lsm.debug)")
+    return out
+
+
 def markdown(cs, ops):
-    lines = ["| operation | stock ns | " +
-             " | ".join(col for _, col, _ in CONFIGS[1:]) + " |",
-             "|---" * (len(CONFIGS) + 1) + "|"]
+    def ns(cfg, op):
+        c = cs.get((cfg, op))
+        if not c:
+            return "-"
+        if c.macro:
+            return f"{c.median / 1e6:.{1 if DISTRO else 0}f} ms"
+        return f"{c.median:.0f}"
+
+    # bench-distro: the stock+bg cell is a baseline too, shown in ns, and
+    # the ratios get four digits (the targets have three).
+    bases = ["stock", "stock-bg"] if DISTRO else ["stock"]
+    cols = [(cfg, col) for cfg, col, _ in CONFIGS if cfg not in bases]
+    digits = 4 if DISTRO else 3
+    lines = ["| operation | " +
+             " | ".join(f"{dict((c, k) for c, k, _ in CONFIGS)[b]} ns"
+                        for b in bases) + " | " +
+             " | ".join(col for _, col in cols) + " |",
+             "|---" * (len(cols) + len(bases) + 1) + "|"]
     for op, _, label in ops:
-        s = cs.get(("stock", op))
-        st = "-" if not s else (f"{s.median / 1e6:.0f} ms" if s.macro
-                                else f"{s.median:.0f}")
         rs = []
-        for cfg, _, _ in CONFIGS[1:]:
+        for cfg, _ in cols:
             r = ratio(cs, cfg, op)
-            rs.append("-" if r is None else f"{r:.3f}")
-        lines.append(f"| {label} | {st} | " + " | ".join(rs) + " |")
+            rs.append("-" if r is None else f"{r:.{digits}f}")
+        lines.append(f"| {label} | " + " | ".join(ns(b, op) for b in bases) +
+                     " | " + " | ".join(rs) + " |")
     return lines
 
 
@@ -296,9 +457,13 @@ def header(args):
     version = subprocess.run(
         ["dpkg-query", "-W", "-f", "${Version}", "linux-source-6.12"],
         capture_output=True, text=True).stdout or "?"
-    out = [f"make bench, {datetime.date.today()}: linux-source-6.12 "
-           f"{version}, kernels tinyconfig + qemu/kernel.config + "
-           "qemu/bench.config (+ qemu/denywrite.config)",
+    kernels = ("Debian's configuration (linux-config-6.12, "
+               "scripts/build-distro-kernel.sh), stock and patched"
+               if DISTRO else "tinyconfig + qemu/kernel.config + "
+               "qemu/bench.config (+ qemu/denywrite.config)")
+    out = [f"make bench{'-distro' if DISTRO else ''}, "
+           f"{datetime.date.today()}: linux-source-6.12 {version}, kernels "
+           f"{kernels}",
            f"host: {os.cpu_count()} CPUs; scripts/bench.sh took "
            f"{args.elapsed or '?'} s (kernel step and boots)"]
     for run in args.runs.split():
@@ -318,10 +483,14 @@ def main():
     ap.add_argument("--runs", default="icount tcg")
     ap.add_argument("--elapsed")
     ap.add_argument("--markdown", action="store_true")
+    ap.add_argument("--distro", action="store_true")
     ap.add_argument("dir")
     ap.add_argument("txt", nargs="?")
     ap.add_argument("csvfile", nargs="?")
     args = ap.parse_args()
+    global DISTRO, CONFIGS
+    if args.distro:
+        DISTRO, CONFIGS = True, CONFIGS_DISTRO
     ops = operations()
     boots = load(args.dir, args.runs.split())
     problems, text, rows = [], header(args), []
@@ -334,6 +503,10 @@ def main():
             print("\n".join(markdown(cs, ops)))
             return 0
         text += run_text(run, cs, ops, p, boots[run])
+        if DISTRO and run == "icount":
+            text += targets_text(cs, ops)
+            problems += lsm_problems(boots[run])
+            problems += memory_problems(boots[run])
         for (cfg, op), c in cs.items():
             r = ratio(cs, cfg, op)
             rows.append([run, cfg, op, ITERS.get((run, op), ""), c.n,

@@ -15,6 +15,9 @@ struct ctx {
 	char bin[DIR_LEN];        /* where the helper programs are */
 	char file[PATH_LEN];      /* a 4 KiB file, one level below dir */
 	char deep[PATH_LEN];      /* the same, DEEP_LEVELS directories down */
+	char lib[PATH_LEN];       /* with --lib: what the mappings map, */
+	char deep_lib[PATH_LEN];  /*   DIR/lib and DIR/d01/.../lib */
+	int use_lib;
 	char plugin[PATH_LEN];    /* the library dlopen'ed */
 	char tree[PATH_LEN];      /* the source tree of the copy workload */
 	char tree_copy[PATH_LEN]; /* its copy, removed after each run */

@@ -2,13 +2,17 @@
  * dwbench - time the operations denywrite's hooks sit on.
  *
  *   dwbench [--group NAME] [--rounds N] [--scale X] [--only OP,...|none]
- *           [--micro-only] [--dir DIR] [--bin DIR] [--plugin PATH]
+ *           [--micro-only] [--dir DIR] [--bin DIR] [--plugin PATH] [--lib]
  *           [--slab FILES] [--list]
  *   dwbench --smoke
  *
  * For each operation of the table in ops.c (or those named by --only; not
  * the two macro workloads with --micro-only), and each round, it prints `STAT GROUP OP ns-per-op` (`OP/rK` with several
  * rounds), then one check line, `PASS OP_runs_and_is_timed` or `FAIL ...`.
+ * --lib: the two mappings map DIR/lib and DIR/d01/.../d12/lib, files of
+ * their own, made only if missing (make bench-distro's background
+ * processes map them while the operations run, and the open and write
+ * operations use DIR/file, which a mapping would protect).
  * --slab FILES adds one check: the slab growth over FILES created and
  * stat'ed files, and the LSM blob caches (slab.c).  `PLAN GROUP N` comes
  * first, N counted from the table.  It asserts no time: a check fails only
@@ -129,7 +133,19 @@ static int make_file(struct ctx *c, const char *path)
 	return close(fd) ? fail(c, path) : 0;
 }
 
-/* DIR/file, and DIR/d01/.../d12/file for the deep mapping. */
+/* PATH as make_file makes it, unless it exists. */
+static int keep_or_make_file(struct ctx *c, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size == (off_t)sizeof(c->buf))
+		return 0;
+	return make_file(c, path);
+}
+
+/* DIR/file, and DIR/d01/.../d12/file for the deep mapping; with --lib,
+ * DIR/lib and DIR/d01/.../d12/lib too. */
 static int make_work_files(struct ctx *c)
 {
 	char path[PATH_LEN];
@@ -149,6 +165,11 @@ static int make_work_files(struct ctx *c)
 			return -1;
 	}
 	snprintf(c->deep, sizeof(c->deep), "%s/file", path);
+	snprintf(c->lib, sizeof(c->lib), "%s/lib", c->dir);
+	snprintf(c->deep_lib, sizeof(c->deep_lib), "%s/lib", path);
+	if (c->use_lib && (keep_or_make_file(c, c->lib) ||
+			   keep_or_make_file(c, c->deep_lib)))
+		return -1;
 	return make_file(c, c->file) || make_file(c, c->deep) ? -1 : 0;
 }
 
@@ -245,7 +266,8 @@ static void usage(FILE *f)
 {
 	fprintf(f, "usage: dwbench [--group NAME] [--rounds N] [--scale X]\n"
 		   "               [--only OP,...|none] [--micro-only] [--dir DIR]\n"
-		   "               [--bin DIR] [--plugin PATH] [--slab FILES] [--list]\n"
+		   "               [--bin DIR] [--plugin PATH] [--lib] [--slab FILES]\n"
+		   "               [--list]\n"
 		   "       dwbench --smoke\n");
 }
 
@@ -282,6 +304,7 @@ static int parse(int argc, char **argv, struct opts *o, struct ctx *c)
 		{ "plugin", required_argument, NULL, 'p' },
 		{ "slab", required_argument, NULL, 'm' },
 		{ "micro-only", no_argument, NULL, 'M' },
+		{ "lib", no_argument, NULL, 'L' },
 		{ "list", no_argument, NULL, 'l' },
 		{ "smoke", no_argument, NULL, 'S' },
 		{ "help", no_argument, NULL, 'h' },
@@ -302,6 +325,7 @@ static int parse(int argc, char **argv, struct opts *o, struct ctx *c)
 		case 'p': snprintf(c->plugin, sizeof(c->plugin), "%s", optarg); break;
 		case 'm': o->slab = strtol(optarg, &end, 10); break;
 		case 'M': o->micro_only = 1; break;
+		case 'L': c->use_lib = 1; break;
 		case 'l': o->list = 1; break;
 		case 'S': smoke(o, c); break;
 		case 'h': usage(stdout); exit(0);

@@ -56,12 +56,12 @@ static int mmap_exec(struct ctx *c, const char *path)
 
 static int op_mmap_exec(struct ctx *c)
 {
-	return mmap_exec(c, c->file);
+	return mmap_exec(c, c->use_lib ? c->lib : c->file);
 }
 
 static int op_mmap_exec_deep(struct ctx *c)
 {
-	return mmap_exec(c, c->deep);
+	return mmap_exec(c, c->use_lib ? c->deep_lib : c->deep);
 }
 
 static int exec_helper(struct ctx *c, const char *name)
