@@ -4,9 +4,11 @@
 # The suite's own mutation check: build a few deliberately broken kernels
 # and tools and show that the tests fail on each.  Every mutant is made on
 # a copy, never in the repository's files: the kernel ones in
-# build/mutants/NAME/linux (the prepared tree build/linux, hard-linked,
-# the mutated file written anew) with an obj dir of their own, built by
-# scripts/build-kernel.sh (which takes the machine's kernel build lock);
+# build/mutants/kernel/linux (the prepared tree build/linux, hard-linked,
+# with security/denywrite/ copied afresh for each mutant and the mutated
+# file written anew) and one obj dir for all of them, so that only the
+# first is a full build, built by scripts/build-kernel.sh (which takes
+# the machine's kernel build lock);
 # the CLI and report ones in a copy of the tracked files.  A mutation
 # whose text is not found fails the script: a mutant identical to the
 # code would survive for nothing.
@@ -24,6 +26,7 @@ set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
 out=build/mutants
+ktree=$out/kernel/linux kobj=$out/kernel/obj
 make="make --no-print-directory -s"
 fragments="qemu/kernel.config qemu/debug.config qemu/denywrite.config"
 
@@ -93,13 +96,16 @@ copy_tracked() {
 
 run_kernel_mutant() {	# NAME SUITE FILE
 	name=$1 suite=$2 file=$3
-	cp -al build/linux "$d/linux"
-	"mutation_$name" "$d/linux/security/denywrite/$file" || {
+	# security/denywrite/ copied afresh (new mtimes), so that the mutant
+	# before this one is rebuilt away in the shared obj dir.
+	rm -rf "$ktree/security/denywrite"
+	cp -r build/linux/security/denywrite "$ktree/security/denywrite"
+	"mutation_$name" "$ktree/security/denywrite/$file" || {
 		echo "the mutation did not apply" >"$d/why"
 		return 1
 	}
-	diff -u "build/linux/security/denywrite/$file" "$d/linux/security/denywrite/$file" >"$d/mutation.diff"
-	if ! scripts/build-kernel.sh "$d/linux" "$d/obj" $fragments >"$d/build.log" 2>&1; then
+	diff -u "build/linux/security/denywrite/$file" "$ktree/security/denywrite/$file" >"$d/mutation.diff"
+	if ! scripts/build-kernel.sh "$ktree" "$kobj" $fragments >"$d/build.log" 2>&1; then
 		echo "did not build (see $d/build.log)" >"$d/why"
 		return 1
 	fi
@@ -109,7 +115,7 @@ run_kernel_mutant() {	# NAME SUITE FILE
 	# As scripts/test.sh boots it: default_lsm without lsm=.
 	lsm=lsm=capability,denywrite
 	[ "$suite" = default_lsm ] && lsm=
-	scripts/boot.sh "$d/obj/arch/x86/boot/bzImage" build/initramfs.cpio.gz "$d/test/$suite" \
+	scripts/boot.sh "$kobj/arch/x86/boot/bzImage" build/initramfs.cpio.gz "$d/test/$suite" \
 		"$lsm ignore_loglevel log_buf_len=16M dwsuite=$suite dwrun=$runid" \
 		build/dwfs.img >"$d/boot.log" 2>&1
 	scripts/report.py --manifest tests/manifest --partial "$suite" "$d/test" >"$d/report.txt" 2>&1
@@ -145,6 +151,13 @@ printf '%s\n' "$mutants" | grep -v '^[[:space:]]*$' |
 # The kernel mutants start from the prepared tree and the guest of make test.
 if awk '$2 == "kernel"' "$out/rows" | grep -q .; then
 	$make kernel initramfs || { echo "mutants: make kernel initramfs failed" >&2; exit 1; }
+	# One tree and obj dir for every kernel mutant: the tree hard-linked
+	# from build/linux anew each run, the obj dir kept, so that only the
+	# first mutant is a full build and each one after it a rebuild of
+	# security/denywrite/.
+	rm -rf "$ktree"
+	mkdir -p "$out/kernel"
+	cp -al build/linux "$ktree"
 fi
 while read -r name kind suite file; do
 	t0=$(date +%s)
