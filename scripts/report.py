@@ -95,7 +95,7 @@ KCSAN_ALLOW = {
         "copies file data without a lock, and a reader may see part of a "
         "write, as POSIX allows unsynchronised I/O to; the data, not a "
         "kernel structure.  stress's writers and readers provoke it "
-        "(seen in 2 of the 5 kcsan boots of 5 December 2026)",
+        "(seen in 3 of the 6 kcsan boots of 5 December 2026)",
     "process_scheduled_works":
         "a race 'at unknown origin' in the workqueue core: a kworker reads "
         "its own task's se.sum_exec_runtime (process_one_work()'s "
@@ -103,7 +103,7 @@ KCSAN_ALLOW = {
         "which is that field in the kcsan kernel) while the scheduler, "
         "which KCSAN does not instrument (kernel/sched: KCSAN_SANITIZE := "
         "n), updates it: a statistic, and no denywrite frame.  Seen twice "
-        "in 1 of 5 kcsan boots (5 December 2026), in rcu_gp's process_srcu "
+        "in 1 of 6 kcsan boots (5 December 2026), in rcu_gp's process_srcu "
         "work during stress's policy swaps",
 }
 KCSAN_TITLE = re.compile(r"BUG: KCSAN: [\w-]+ in (.+?)\s*$")
