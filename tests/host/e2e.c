@@ -333,17 +333,22 @@ int check_success(char *why, size_t whylen, struct run *r, const char *want,
 	return ok ? 0 : 1;
 }
 
+const char *data_path(char *buf, size_t size, const char *env,
+		      const char *dir, const char *name)
+{
+	const char *set = getenv(env);
+	char *tooldir = xstrdup(test_tool);
+
+	*strrchr(tooldir, '/') = '\0';
+	if (set && *set)
+		snprintf(buf, size, "%s/%s", set, name);
+	else
+		snprintf(buf, size, "%s/%s/%s", tooldir, dir, name);
+	free(tooldir);
+	return buf;
+}
 
 const char *dist_path(char *buf, size_t size, const char *name)
 {
-	const char *env = getenv("DENYWRITECTL_TEST_DIST");
-	char *dir = xstrdup(test_tool);
-
-	*strrchr(dir, '/') = '\0';
-	if (env && *env)
-		snprintf(buf, size, "%s/%s", env, name);
-	else
-		snprintf(buf, size, "%s/dist/%s", dir, name);
-	free(dir);
-	return buf;
+	return data_path(buf, size, "DENYWRITECTL_TEST_DIST", "dist", name);
 }

@@ -120,9 +120,13 @@ pid_t start_writer(const char *path);
 void stop(pid_t pid);
 
 /*
- * name in policy-tool/dist: $DENYWRITECTL_TEST_DIST (the Makefile sets
- * it), else dist/ beside the tool; in buf.
+ * name in a directory of test data: $env if set (the Makefile sets it),
+ * else dir relative to the tool's directory; in buf.
  */
+const char *data_path(char *buf, size_t size, const char *env,
+		      const char *dir, const char *name);
+
+/* name in policy-tool/dist ($DENYWRITECTL_TEST_DIST), in buf. */
 const char *dist_path(char *buf, size_t size, const char *name);
 
 /* Check a successful run whose stdout starts with want (all of it if

@@ -24,28 +24,14 @@ static const char *const golden_files[] = {
 };
 #define N_GOLDEN (sizeof(golden_files) / sizeof(golden_files[0]))
 
-/* tests/golden: $DENYWRITECTL_TEST_GOLDEN (the Makefile sets it), else
- * beside the tests' binary; the file name in buf. */
-static const char *golden_path(char *buf, size_t size, const char *name)
-{
-	const char *env = getenv("DENYWRITECTL_TEST_GOLDEN");
-	char *dir = xstrdup(test_tool);
-
-	*strrchr(dir, '/') = '\0';
-	if (env && *env)
-		snprintf(buf, size, "%s/%s", env, name);
-	else
-		snprintf(buf, size, "%s/../tests/golden/%s", dir, name);
-	free(dir);
-	return buf;
-}
-
-/* A golden file's content, malloc'd, or NULL. */
+/* A golden file's content, malloc'd, or NULL: in tests/golden
+ * ($DENYWRITECTL_TEST_GOLDEN, else beside policy-tool/). */
 static char *golden(const char *name)
 {
 	char path[PATH_MAX];
 
-	return read_file(golden_path(path, sizeof(path), name));
+	return read_file(data_path(path, sizeof(path), "DENYWRITECTL_TEST_GOLDEN",
+				   "../tests/golden", name));
 }
 
 /* A fake securityfs whose mode, rules, stats and gone are the capture's. */
