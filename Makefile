@@ -131,7 +131,7 @@ test-stock: deps
 # Deliberately broken kernels and tools, each of which the tests must
 # fail (scripts/mutants.sh; README.md, "Tests"); not part of make test.
 test-mutants: deps
-	@scripts/mutants.sh
+	@FRAGMENTS="$(FRAGMENTS)" scripts/mutants.sh
 
 # A Debian 12 guest with systemd (README.md, "On a real system").
 kernel-debian: deps

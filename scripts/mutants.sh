@@ -1,5 +1,5 @@
 #!/bin/sh
-# mutants.sh [NAME...]   (make test-mutants; README.md, "Tests")
+# FRAGMENTS="..." mutants.sh [NAME...]   (make test-mutants; README.md, "Tests")
 #
 # The suite's own mutation check: build a few deliberately broken kernels
 # and tools and show that the tests fail on each.  Every mutant is made on
@@ -28,7 +28,9 @@ cd "$top" || exit 1
 out=build/mutants
 ktree=$out/kernel/linux kobj=$out/kernel/obj
 make="make --no-print-directory -s"
-fragments="qemu/kernel.config qemu/debug.config qemu/denywrite.config"
+# The kernel mutants are make test's kernel (the Makefile's FRAGMENTS),
+# mutated.
+fragments=${FRAGMENTS:?"mutants: run by make test-mutants (FRAGMENTS unset)"}
 
 # NAME KIND SUITE FILE: the mutants.  KIND kernel (FILE under
 # security/denywrite/, SUITE the suite booted), cli (FILE under
