@@ -12,7 +12,8 @@
  * later LSM or do_mmap() may still refuse it.  The hold a mapping takes
  * is therefore pending until the mapping's syscall returns, when a task
  * work checks that the process maps the file executable, and drops the
- * hold if not (see denywrite_mapping_begin()).
+ * hold if not (see denywrite_mapping_begin()).  The record of the mapping
+ * under way is the task's blob: a mapping allocates nothing.
  */
 
 #include <linux/cred.h>
@@ -109,6 +110,29 @@ static bool mapped_exec(const struct file *file, unsigned long start)
 }
 
 /*
+ * The record of a mapping under way: the task's own, which the mapping's
+ * syscall takes and gives back when it returns, or a new one for a second
+ * mapping in the same syscall (an mprotect() over the mappings of two
+ * files).
+ */
+static struct denywrite_pending *pending_get(void)
+{
+	struct denywrite_pending *own = &denywrite_task(current)->pending;
+
+	if (!own->file)
+		return own;
+	return kzalloc(sizeof(*own), GFP_KERNEL);
+}
+
+static void pending_put(struct denywrite_pending *pending)
+{
+	if (pending == &denywrite_task(current)->pending)
+		pending->file = NULL;
+	else
+		kfree(pending);
+}
+
+/*
  * The syscall of a mapping returned: keep its hold if the mapping is
  * there.  It is, if the syscall succeeded (at worst a mapping another
  * thread unmapped at once keeps its hold, as if it had closed it late);
@@ -125,7 +149,7 @@ static void mapping_done(struct callback_head *work)
 
 	denywrite_mapping_end(pending, mapped);
 	fput(file);
-	kfree(pending);
+	pending_put(pending);
 }
 
 /*
@@ -138,7 +162,7 @@ static int protect_pending(struct file *file, unsigned long start)
 	u8 flags;
 	int err;
 
-	pending = kzalloc(sizeof(*pending), GFP_KERNEL);
+	pending = pending_get();
 	if (!pending)
 		return -ENOMEM;
 	pending->start = start;
@@ -155,7 +179,7 @@ static int protect_pending(struct file *file, unsigned long start)
 	/* Nothing to wait for: refused, not covered, or held for good. */
 	if (err || !denywrite_file_pending(file)) {
 		denywrite_mapping_cancel(pending);
-		kfree(pending);
+		pending_put(pending);
 		return err;
 	}
 	/* A kernel thread never returns to user space: keep the hold. */
@@ -167,7 +191,7 @@ static int protect_pending(struct file *file, unsigned long start)
 		fput(file);
 	}
 	denywrite_mapping_end(pending, true);
-	kfree(pending);
+	pending_put(pending);
 	return 0;
 }
 

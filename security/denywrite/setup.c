@@ -19,6 +19,7 @@
 
 #include "common.h"
 #include "hooks.h"
+#include "mapping.h"
 #include "policy.h"
 #include "protect.h"
 
@@ -47,9 +48,13 @@ static int __init set_default(char *str)
 }
 __setup("denywrite.default=", set_default);
 
-/* No file blob: a file that holds its inode is in the holds table. */
+/*
+ * No file blob: a file that holds its inode is in the inode's slot or the
+ * holds table.  The task blob is the record of the task's mapping under way.
+ */
 struct lsm_blob_sizes denywrite_blob_sizes __ro_after_init = {
 	.lbs_inode = sizeof(struct denywrite_inode),
+	.lbs_task = sizeof(struct denywrite_task),
 };
 
 const struct lsm_id denywrite_lsmid = {

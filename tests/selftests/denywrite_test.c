@@ -209,6 +209,43 @@ TEST_F(dw, exec_mapping_of_dev_zero_takes_no_hold)
 	close(fd);
 }
 
+/*
+ * One mprotect() that makes two mappings executable, of two files: each
+ * takes a hold, pending until the syscall returns (the task's own record
+ * for the first, a record of its own for the second), and both stay.
+ */
+TEST_F(dw, mprotect_exec_over_two_files_holds_both)
+{
+	const char *lib2 = DIR_ "/lib2.so";
+	char *p;
+	int fd[2], round;
+
+	ASSERT_EQ(0, copy_self(lib2, 0644));
+	ASSERT_EQ(0, policy_set("enforce", "lib " DIR_));
+	for (round = 0; round < 2; round++) {
+		p = mmap(NULL, 8192, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
+			 -1, 0);
+		ASSERT_NE(MAP_FAILED, p);
+		fd[0] = open(LIB, O_RDONLY | O_CLOEXEC);
+		fd[1] = open(lib2, O_RDONLY | O_CLOEXEC);
+		ASSERT_LE(0, fd[0]);
+		ASSERT_LE(0, fd[1]);
+		ASSERT_EQ(p, mmap(p, 4096, PROT_READ, MAP_PRIVATE | MAP_FIXED,
+				  fd[0], 0));
+		ASSERT_EQ(p + 4096, mmap(p + 4096, 4096, PROT_READ,
+					 MAP_PRIVATE | MAP_FIXED, fd[1], 0));
+		EXPECT_EQ(0, open_err(LIB, O_WRONLY));
+		ASSERT_EQ(0, mprotect(p, 8192, PROT_READ | PROT_EXEC));
+		EXPECT_EQ(ETXTBSY, open_err(LIB, O_WRONLY));
+		EXPECT_EQ(ETXTBSY, open_err(lib2, O_WRONLY));
+		munmap(p, 8192);
+		close(fd[0]);
+		close(fd[1]);
+		EXPECT_EQ(0, open_err(LIB, O_WRONLY));
+		EXPECT_EQ(0, open_err(lib2, O_WRONLY));
+	}
+}
+
 /* --- writers the exec protocol must see ----------------------------------- */
 
 TEST_F(dw, truncating_read_only_open_of_running_program_denied)
