@@ -12,12 +12,28 @@ tree=$(realpath "$1")
 top=$(cd "$(dirname "$0")/.." && pwd)
 out=${2:-$top/build/series}
 [ $# -ge 2 ] || "$top/scripts/make-series.sh" "$out" >/dev/null
+# In a git tree checkpatch checks each SPDX line with scripts/spdxcheck.py,
+# which needs python3-ply and python3-git (scripts/deps.sh): Debian's
+# python3, not another one earlier in PATH.  Without them checkpatch takes
+# every SPDX line as valid and says nothing but a traceback: so a
+# traceback fails, and in a git tree the check is tried first on a
+# license that does not exist.
+PATH=/usr/bin:$PATH
+if [ -e "$tree/.git" ]; then
+	bogus=$(cd "$tree" && echo "SPDX-License-Identifier: GPL-9.9-not-a-license" | scripts/spdxcheck.py - 2>&1 || true)
+	case $bogus in
+	*"Invalid License ID: GPL-9.9-not-a-license"*) ;;
+	*)
+		echo "checkpatch: scripts/spdxcheck.py does not work (python3-ply, python3-git?): ${bogus:-no answer for an unknown license}" >&2
+		exit 1 ;;
+	esac
+fi
 rc=0 n=0
 for p in "$out"/[0-9][0-9][0-9][0-9]-*.patch; do
 	case ${p##*/} in 0000-*) continue ;; esac
 	n=$((n + 1))
 	reports=$(cd "$tree" && scripts/checkpatch.pl --strict --terse --show-types \
-		--no-summary "$p" || true)
+		--no-summary "$p" 2>&1 || true)
 	left=$(printf '%s\n' "$reports" | while IFS= read -r line; do
 		[ -n "$line" ] || continue
 		type=$(echo "$line" | sed -n 's/^[^:]*:[0-9]*: [A-Z]*:\([A-Z0-9_]*\):.*/\1/p')
