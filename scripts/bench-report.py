@@ -406,6 +406,9 @@ def distro_blobs(by):
             out.append(f"  denywrite per {kind}: blob {a} -> {b} B "
                        f"({b - a:+d} B), slab slot {sa} -> {sb} B "
                        f"({sb - sa:+d} B)")
+        # The task blob is allocated with each task (no cache of its own).
+        a, b = s.blobs.get("task", 0), d.blobs.get("task", 0)
+        out.append(f"  denywrite per task: blob {a} -> {b} B ({b - a:+d} B)")
     return out
 
 
