@@ -10,7 +10,7 @@
 set -eu
 tree=$(realpath "$1")
 top=$(cd "$(dirname "$0")/.." && pwd)
-out=${2:-$top/build/series}
+out=$(realpath -m "${2:-$top/build/series}")
 [ $# -ge 2 ] || "$top/scripts/make-series.sh" "$out" >/dev/null
 # In a git tree checkpatch checks each SPDX line with scripts/spdxcheck.py,
 # which needs python3-ply and python3-git (scripts/deps.sh): Debian's
