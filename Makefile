@@ -37,8 +37,12 @@ export QEMU_ACCEL ?= tcg
 
 all: kernel initramfs
 
+# Everything make test needs: the kernel's, QEMU's and the guest's
+# packages (scripts/deps.sh), and the CLI's for its host tests, its
+# static analysis and its package (policy-tool/deps.sh).
 deps:
 	@scripts/deps.sh
+	@policy-tool/deps.sh check analyze deb
 
 kernel: deps
 	@scripts/prepare-tree.sh $(KSRC) patches
@@ -102,8 +106,9 @@ $(FSIMAGE): scripts/mkfsimage.sh $(INITRD_LIST) $(FSIMAGE_FILES)
 	@echo "fs image: $@"
 	@scripts/mkfsimage.sh $@ $(INITRD_LIST)
 
-# Host unit tests: fast, no VM.
-check-host: deps
+# Host unit tests: fast, no VM, none of the kernel's packages.
+check-host:
+	@policy-tool/deps.sh check
 	@$(MAKE) -s -C policy-tool check
 
 # Boot the patched kernel with denywrite: a shell on the serial console, or

@@ -1,19 +1,33 @@
 #!/bin/sh
-# deps.sh build|deb: install the Debian packages that building
-# denywritectl (build) or its Debian package (deb) needs, when missing.
-# Never the kernel's build dependencies: no linux-source, no QEMU.
+# deps.sh SET...: install the Debian packages that a part of denywritectl's
+# work needs, when missing.  Never the kernel's build dependencies: no
+# linux-source, no QEMU.  The sets:
+#   build    building it: gcc make libc6-dev libcap-dev
+#   check    its host tests (make check): build, and what the tests run:
+#            zsh and fish (their completions must parse), bash-completion
+#            (the bash completion runs with the real library), git (the
+#            version scheme is tested in a repository of its own)
+#   analyze  make analyze: cppcheck, groff (the man page lint)
+#   deb      its Debian package: dpkg-dev debhelper fakeroot lintian, and
+#            check's packages, for the package build runs the host tests
 set -eu
+[ $# -gt 0 ] || set -- build
 pkgs="gcc make libc6-dev libcap-dev"
-case ${1:-build} in
-build) ;;
-deb) pkgs="$pkgs dpkg-dev debhelper fakeroot lintian bash-completion" ;;
-*)
-	echo "usage: $0 build|deb" >&2
-	exit 2
-	;;
-esac
+for set in "$@"; do
+	case $set in
+	build) ;;
+	check) pkgs="$pkgs zsh fish bash-completion git" ;;
+	analyze) pkgs="$pkgs cppcheck groff" ;;
+	deb) pkgs="$pkgs zsh fish bash-completion git dpkg-dev debhelper fakeroot lintian" ;;
+	*)
+		echo "usage: $0 [build|check|analyze|deb]..." >&2
+		exit 2
+		;;
+	esac
+done
 missing=
 for p in $pkgs; do
+	case " $missing " in *" $p "*) continue ;; esac
 	dpkg-query -W -f '${Status}\n' "$p" 2>/dev/null | grep -q '^install ok installed$' ||
 		missing="$missing $p"
 done
