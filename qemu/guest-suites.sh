@@ -49,6 +49,7 @@ selftests 600  group_selftests
 lsm-selftests 120  group_lsm_selftests
 promises  300  /tests/bin/promises
 stress    300  /tests/bin/stress --kernel lsm
+parity    300  /tests/bin/parity
 bench-smoke 300 /tests/bench/dwbench --smoke
 '
 suite_cli='
@@ -85,6 +86,7 @@ dwtest-ext4     300  group_dwtest_on stock ext4
 dwtest-overlay  300  group_dwtest_on stock overlay
 prctl     60   group_prctl 13 stock protect
 stress    300  /tests/bin/stress --kernel stock
+parity    300  /tests/bin/parity
 '
 # make golden (scripts/golden.sh): the capture of tests/golden/, on a
 # kernel just booted (golden counts from the boot), not a test.
