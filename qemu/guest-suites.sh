@@ -124,6 +124,7 @@ param_default_none_starts_without_rules   ""     contents $sfs/rules
 param_default_none_leaves_running_program_writable_allowed  "allowed write+0 audited+0"  prog_write_counted
 param_mode_audit_logs_write_to_covered_program_allowed      "allowed write+0 audited+1"  prog_write_counted "" "exec /"
 param_default_none_warns_that_running_programs_are_writable  "level 4"  kmsg_level "denywrite.default=none: no rules"
+param_mode_audit_warns_that_running_programs_are_writable  "level 4"  kmsg_level "denywrite.mode=audit: writes to running programs"
 '
 # denywrite.mode=off denywrite.default=classic: nothing is refused until
 # the mode is enforce, then the classic rule is there.

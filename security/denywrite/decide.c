@@ -47,15 +47,29 @@ static enum denywrite_writers rule_writers(u8 flags)
 	       DENYWRITE_WRITERS_IGNORE : DENYWRITE_WRITERS_CHECK;
 }
 
+/*
+ * The kind of hold a rule with @flags takes in @mode: in enforce mode,
+ * without "ignore-writers", exec's denial of write access (the classic
+ * behaviour, by construction); else one the hooks count.
+ */
+static unsigned int hold_kind(u8 flags, enum denywrite_mode mode)
+{
+	if (mode == DENYWRITE_MODE_AUDIT)
+		return DENYWRITE_HOLD_KEEP_BUSY;
+	if (mode == DENYWRITE_MODE_ENFORCE &&
+	    !(flags & DENYWRITE_RULE_IGNORE_WRITERS))
+		return DENYWRITE_HOLD_DENY;
+	return 0;
+}
+
 /* Protect @file under a rule with @flags in @mode; -ETXTBSY if busy. */
 static int protect(struct file *file, u8 flags, enum denywrite_mode mode,
 		   unsigned int hold)
 {
 	if (mode == DENYWRITE_MODE_OFF)
 		return 0;
-	if (mode == DENYWRITE_MODE_AUDIT)
-		hold |= DENYWRITE_HOLD_KEEP_BUSY;
-	return denywrite_file_protect(file, rule_writers(flags), hold);
+	return denywrite_file_protect(file, rule_writers(flags),
+				      hold | hold_kind(flags, mode));
 }
 
 /*
@@ -80,7 +94,7 @@ static int use(struct file *file, const struct denywrite_rule *rule,
  * @path: the path to match rules against
  * @scope: DENYWRITE_SCOPE_EXEC or DENYWRITE_SCOPE_LIB
  * @op: DENYWRITE_OP_EXEC or DENYWRITE_OP_MMAP
- * @hold: DENYWRITE_HOLD_TRANSIENT, DENYWRITE_HOLD_PENDING or 0
+ * @hold: DENYWRITE_HOLD_TRANSIENT or 0
  *
  * Files opened while a fanotify pre-content (HSM) group watches their
  * filesystem are never protected: see hooks.c.
@@ -109,7 +123,7 @@ int denywrite_use_covered(struct file *file, const struct path *path,
  * @scope: the scope the root rule alone covers now
  * @flags: the root rule's DENYWRITE_RULE_* flags
  * @op: DENYWRITE_OP_EXEC or DENYWRITE_OP_MMAP
- * @hold: DENYWRITE_HOLD_TRANSIENT, DENYWRITE_HOLD_PENDING or 0
+ * @hold: DENYWRITE_HOLD_TRANSIENT or 0
  *
  * The hot path of executable mappings under "all /": no policy lookup,
  * unless writers are found and the rule is wanted for the log.
@@ -170,6 +184,28 @@ int denywrite_use_exec_open(struct file *file)
 	return err;
 }
 
+/*
+ * Hold @file, if a rule covers @path for @scope, without a check of its
+ * writers: a file open for writing gets a counted hold then.
+ */
+static void use_unchecked(struct file *file, const struct path *path,
+			  u8 scope)
+{
+	const struct denywrite_rule *rule;
+	enum denywrite_mode mode = denywrite_get_mode();
+	int idx;
+
+	if (mode == DENYWRITE_MODE_OFF || FMODE_FSNOTIFY_HSM(file->f_mode))
+		return;
+	idx = srcu_read_lock(&denywrite_policy_srcu);
+	rule = denywrite_policy_match(denywrite_policy_current(), path, scope);
+	if (rule)
+		denywrite_file_protect(file, DENYWRITE_WRITERS_NONE,
+				       hold_kind(rule->flags, mode) &
+				       DENYWRITE_HOLD_DENY);
+	srcu_read_unlock(&denywrite_policy_srcu, idx);
+}
+
 /**
  * denywrite_use_late - protect @file without a decision
  * @file: a file that exec maps past its point of no return
@@ -180,16 +216,23 @@ int denywrite_use_exec_open(struct file *file)
  */
 void denywrite_use_late(struct file *file, u8 scope)
 {
-	int idx;
+	use_unchecked(file, &file->f_path, scope);
+}
 
-	if (denywrite_get_mode() == DENYWRITE_MODE_OFF ||
-	    FMODE_FSNOTIFY_HSM(file->f_mode))
-		return;
-	idx = srcu_read_lock(&denywrite_policy_srcu);
-	if (denywrite_policy_match(denywrite_policy_current(), &file->f_path,
-				   scope))
-		denywrite_file_protect(file, DENYWRITE_WRITERS_NONE, 0);
-	srcu_read_unlock(&denywrite_policy_srcu, idx);
+/**
+ * denywrite_use_backing - protect the backing file of a mapping
+ * @file: the backing file that overlayfs or FUSE passthrough maps in
+ *        place of a protected file
+ *
+ * Under a "lib" rule that covers the file the process mapped, the real
+ * file is held as long as the mapping is there, whatever the opened file
+ * does; exec's denial ("exec" rules) holds the opened file only, as
+ * exec's own does.  The mapping is under way: nothing is refused, and the
+ * writers are not checked.
+ */
+void denywrite_use_backing(struct file *file)
+{
+	use_unchecked(file, file_user_path(file), DENYWRITE_SCOPE_LIB);
 }
 
 /* The verdict on a writer of a protected file, with its rule for the log. */
@@ -219,6 +262,43 @@ static int refuse(enum denywrite_op op, struct file *file,
 int denywrite_refuse_writer(struct file *file)
 {
 	return refuse(DENYWRITE_OP_WRITE, file, NULL, file_user_path(file));
+}
+
+/**
+ * denywrite_refuse_open - an open for writing of @inode, held by a denial
+ * @inode: the inode, which a denying hold holds
+ *
+ * The VFS refuses the open in get_write_access(), before any hook that
+ * knows the file: the refusal is decided, counted and logged here, at the
+ * open's permission check.  The record names the path of the file that
+ * holds @inode (the running program, the mapped library) if its slot has
+ * one, else @inode's name on its filesystem, as a truncation's does.  A
+ * denying hold exists in enforce mode only, and a moment after the switch
+ * to audit: the VFS alone decides then.
+ *
+ * Return: -ETXTBSY, or 0 if the mode is no longer enforce.
+ */
+int denywrite_refuse_open(struct inode *inode)
+{
+	struct file *file;
+	struct dentry *dentry;
+	int err;
+
+	if (denywrite_get_mode() != DENYWRITE_MODE_ENFORCE)
+		return 0;
+	file = denywrite_inode_get_slot_file(inode);
+	if (file) {
+		err = denywrite_refuse_writer(file);
+		fput(file);
+		return err;
+	}
+	dentry = d_find_alias(inode);
+	if (!dentry)
+		return -ETXTBSY;
+	err = refuse(DENYWRITE_OP_WRITE, NULL, dentry,
+		     &(struct path){ .dentry = dentry });
+	dput(dentry);
+	return err;
 }
 
 /**

@@ -23,12 +23,19 @@
  *   denial failed there with EACCES; we fail with ETXTBSY);
  * - in mmap_file and file_mprotect, when PROT_EXEC is added to a file
  *   mapping, under "lib" rules (see mapping.c: who may hold a file by
- *   mapping it, and why the hold waits for the mapping's syscall); and
- *   when exec maps a file it opened while the mode was off;
+ *   mapping it); and when exec maps a file it opened while the mode was
+ *   off;
  * - in mmap_backing_file, for the backing file that overlayfs or FUSE
- *   passthrough maps in place of a protected file, so that the protection
- *   lasts as long as the mapping.
- * It is released in file_release, when the file's last reference goes.
+ *   passthrough maps in place of a file protected under a "lib" rule, so
+ *   that the protection lasts as long as the mapping.
+ * It is released in file_release, when the file's last reference goes, and
+ * in bprm_committing_creds for the binary binfmt_misc hands on.
+ *
+ * In enforce mode, under a rule without "ignore-writers", a hold is exec's
+ * own denial of write access (see protect.c): the VFS refuses new writers
+ * in get_write_access(), and inode_permission counts and logs the
+ * refusal of an open.  The hooks below refuse the writers of the other
+ * holds, which they count.
  *
  * Writers are refused in file_open (a new open for writing: every open
  * passes there, also the files the kernel opens itself, for nfsd, ksmbd or
@@ -133,12 +140,38 @@ static int hook_file_post_open(struct file *file, int mask)
 	return denywrite_use_exec_open(file);
 }
 
+/*
+ * An open for writing (or O_TRUNC) of an inode that a denying hold holds:
+ * the VFS refuses it in get_write_access(), and this is the last point
+ * before that where the refusal can be counted and logged.  Deciding here
+ * gives the same verdict: the hold is up, or was a moment ago.
+ */
+static int hook_inode_permission(struct inode *inode, int mask)
+{
+	if (denywrite_is_off() ||
+	    (mask & (MAY_OPEN | MAY_WRITE)) != (MAY_OPEN | MAY_WRITE) ||
+	    !atomic_read(&denywrite_inode(inode)->denials))
+		return 0;
+	return denywrite_refuse_open(inode);
+}
+
 static int hook_bprm_check_security(struct linux_binprm *bprm)
 {
 	if (denywrite_is_off())
 		return 0;
 	return denywrite_use_covered(bprm->file, &bprm->file->f_path,
 				     DENYWRITE_SCOPE_EXEC, DENYWRITE_OP_EXEC, 0);
+}
+
+/*
+ * binfmt_misc's "O" and "C" handlers hand the binary to the interpreter
+ * (AT_EXECFD), and exec releases its denial of the binary as it swaps the
+ * interpreter in: the binary's hold goes, in every mode.
+ */
+static void hook_bprm_committing_creds(const struct linux_binprm *bprm)
+{
+	if (bprm->executable && bprm->executable != bprm->file)
+		denywrite_file_drop(bprm->executable);
 }
 
 static int hook_mm_replace_exe_file(struct mm_struct *mm, struct file *file)
@@ -193,7 +226,7 @@ static int hook_mmap_file(struct file *file, unsigned long reqprot,
 	}
 	if (!(prot & PROT_EXEC))
 		return 0;
-	return denywrite_protect_mapping(file, 0);
+	return denywrite_protect_mapping(file);
 }
 
 static int hook_mmap_backing_file(struct vm_area_struct *vma,
@@ -209,9 +242,11 @@ static int hook_mmap_backing_file(struct vm_area_struct *vma,
 		if (err)
 			return err;
 	}
-	if (!denywrite_file_is_protected(user_file, false))
+	if (!(denywrite_policy_scopes() & DENYWRITE_SCOPE_LIB) ||
+	    !denywrite_file_is_protected(user_file))
 		return 0;
-	return denywrite_file_protect(backing_file, DENYWRITE_WRITERS_NONE, 0);
+	denywrite_use_backing(backing_file);
+	return 0;
 }
 
 static int hook_file_mprotect(struct vm_area_struct *vma,
@@ -234,7 +269,7 @@ static int hook_file_mprotect(struct vm_area_struct *vma,
 	}
 	if (!(prot & PROT_EXEC) || (vma->vm_flags & VM_EXEC))
 		return 0;
-	return denywrite_protect_mapping(file, vma->vm_start);
+	return denywrite_protect_mapping(file);
 }
 
 static int hook_file_permission(struct file *file, int mask)
@@ -374,7 +409,9 @@ static void hook_sb_delete(struct super_block *sb)
 static struct security_hook_list denywrite_hooks[] __ro_after_init = {
 	LSM_HOOK_INIT(file_open, hook_file_open),
 	LSM_HOOK_INIT(file_post_open, hook_file_post_open),
+	LSM_HOOK_INIT(inode_permission, hook_inode_permission),
 	LSM_HOOK_INIT(bprm_check_security, hook_bprm_check_security),
+	LSM_HOOK_INIT(bprm_committing_creds, hook_bprm_committing_creds),
 	LSM_HOOK_INIT(mm_replace_exe_file, hook_mm_replace_exe_file),
 	LSM_HOOK_INIT(mmap_file, hook_mmap_file),
 	LSM_HOOK_INIT(mmap_backing_file, hook_mmap_backing_file),

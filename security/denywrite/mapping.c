@@ -9,27 +9,23 @@
  * namespace or one above) and nobody else may write it.
  *
  * The hooks run before the kernel checks the mapping's arguments, and a
- * later LSM or do_mmap() may still refuse it.  The hold a mapping takes
- * is therefore pending until the mapping's syscall returns, when a task
- * work checks that the process maps the file executable, and drops the
- * hold if not (see denywrite_mapping_begin()).  The record of the mapping
- * under way is the task's blob: a mapping allocates nothing.
+ * later LSM or do_mmap() may still refuse it.  The hook refuses to hold
+ * for what it can see itself: a file that is not regular, not open for
+ * reading, on a noexec mount, or one the mapper may not hold.  A mapping
+ * refused later for its length, offset, flags or memory leaves its file
+ * held until the file is closed: the caller could have taken that hold
+ * with a mapping that succeeds.  One refused by a later LSM (IMA
+ * appraisal) does too (the admin guide's limits).
  */
 
 #include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
-#include <linux/mman.h>
 #include <linux/mnt_idmapping.h>
-#include <linux/ptrace.h>
 #include <linux/rcupdate.h>
 #include <linux/sched.h>
-#include <linux/sched/mm.h>
-#include <linux/sched/task_stack.h>
-#include <linux/slab.h>
 #include <linux/task_work.h>
 #include <linux/user_namespace.h>
-#include <asm/syscall.h>
 
 #include "common.h"
 #include "decide.h"
@@ -62,161 +58,32 @@ static bool may_hold_by_mapping(struct file *file)
 	return false;
 }
 
-/* Does @vma map @file executable, itself or through its backing file? */
-static bool maps_file(const struct vm_area_struct *vma,
-		      const struct file *file)
-{
-	const struct file *mapped = vma->vm_file;
-
-	if (!(vma->vm_flags & VM_EXEC) || !mapped)
-		return false;
-	if (mapped == file)
-		return true;
-	return (mapped->f_mode & FMODE_BACKING) &&
-	       path_equal(file_user_path((struct file *)mapped),
-			  &file->f_path);
-}
-
-/*
- * Does the process map @file executable?  At @start if it is known (the
- * mprotect()ed mapping), else anywhere: new mappings go below the others,
- * which comes soon in the walk from the bottom.
- */
-static bool mapped_exec(const struct file *file, unsigned long start)
-{
-	struct mm_struct *mm = current->mm;
-	struct vm_area_struct *vma;
-	bool found = false;
-
-	if (!mm)
-		return true;
-	mmap_read_lock(mm);
-	if (start) {
-		vma = vma_lookup(mm, start);
-		found = vma && maps_file(vma, file);
-	}
-	if (!found) {
-		VMA_ITERATOR(vmi, mm, 0);
-
-		for_each_vma(vmi, vma) {
-			if (maps_file(vma, file)) {
-				found = true;
-				break;
-			}
-		}
-	}
-	mmap_read_unlock(mm);
-	return found;
-}
-
-/*
- * The record of a mapping under way: the task's own, which the mapping's
- * syscall takes and gives back when it returns, or a new one for a second
- * mapping in the same syscall (an mprotect() over the mappings of two
- * files).
- */
-static struct denywrite_pending *pending_get(void)
-{
-	struct denywrite_pending *own = &denywrite_task(current)->pending;
-
-	if (!own->file)
-		return own;
-	return kzalloc(sizeof(*own), GFP_KERNEL);
-}
-
-static void pending_put(struct denywrite_pending *pending)
-{
-	if (pending == &denywrite_task(current)->pending)
-		pending->file = NULL;
-	else
-		kfree(pending);
-}
-
-/*
- * The syscall of a mapping returned: keep its hold if the mapping is
- * there.  It is, if the syscall succeeded (at worst a mapping another
- * thread unmapped at once keeps its hold, as if it had closed it late);
- * else the process's mappings tell (a syscall that failed may have mapped
- * part of a range).
- */
-static void mapping_done(struct callback_head *work)
-{
-	struct denywrite_pending *pending =
-		container_of(work, struct denywrite_pending, work);
-	struct file *file = pending->file;
-	bool mapped = !syscall_get_error(current, current_pt_regs()) ||
-		      mapped_exec(file, pending->start);
-
-	denywrite_mapping_end(pending, mapped);
-	fput(file);
-	pending_put(pending);
-}
-
-/*
- * Protect @file for a mapping, with a pending hold, and make the task
- * check the mapping when its syscall returns.
- */
-static int protect_pending(struct file *file, unsigned long start)
-{
-	struct denywrite_pending *pending;
-	u8 flags;
-	int err;
-
-	pending = pending_get();
-	if (!pending)
-		return -ENOMEM;
-	pending->start = start;
-	denywrite_mapping_begin(pending, file);
-	if (denywrite_policy_root_alone(DENYWRITE_SCOPE_LIB, &flags))
-		err = denywrite_use_root(file, DENYWRITE_SCOPE_LIB, flags,
-					 DENYWRITE_OP_MMAP,
-					 DENYWRITE_HOLD_PENDING);
-	else
-		err = denywrite_use_covered(file, file_user_path(file),
-					    DENYWRITE_SCOPE_LIB,
-					    DENYWRITE_OP_MMAP,
-					    DENYWRITE_HOLD_PENDING);
-	/* Nothing to wait for: refused, not covered, or held for good. */
-	if (err || !denywrite_file_pending(file)) {
-		denywrite_mapping_cancel(pending);
-		pending_put(pending);
-		return err;
-	}
-	/* A kernel thread never returns to user space: keep the hold. */
-	if (!(current->flags & PF_KTHREAD)) {
-		init_task_work(&pending->work, mapping_done);
-		get_file(file);
-		if (!task_work_add(current, &pending->work, TWA_RESUME))
-			return 0;
-		fput(file);
-	}
-	denywrite_mapping_end(pending, true);
-	pending_put(pending);
-	return 0;
-}
-
 /**
  * denywrite_protect_mapping - PROT_EXEC is being added to a mapping of @file
  * @file: the file
- * @start: where the mapping is (mprotect), or 0 (mmap: not known yet)
  *
  * Under a policy whose root rule alone has scope "lib" ("all /"), the file
  * is covered without a lookup.  A file the process already protects is
  * never refused.  A mapping that do_mmap() is going to refuse for the file
- * itself (noexec mount, no read access) takes no hold, nor one that is not
- * there when its syscall returns.
+ * itself (noexec mount, no read access) takes no hold.
  *
  * Return: 0, -ETXTBSY if the mode refuses it, -ENOMEM.
  */
-int denywrite_protect_mapping(struct file *file, unsigned long start)
+int denywrite_protect_mapping(struct file *file)
 {
+	u8 flags;
+
 	if (!(denywrite_policy_scopes() & DENYWRITE_SCOPE_LIB) ||
 	    !S_ISREG(file_inode(file)->i_mode) ||
-	    denywrite_file_is_protected(file, true) ||
+	    denywrite_file_is_protected(file) ||
 	    !(file->f_mode & FMODE_READ) || path_noexec(file_user_path(file)) ||
 	    !may_hold_by_mapping(file))
 		return 0;
-	return protect_pending(file, start);
+	if (denywrite_policy_root_alone(DENYWRITE_SCOPE_LIB, &flags))
+		return denywrite_use_root(file, DENYWRITE_SCOPE_LIB, flags,
+					  DENYWRITE_OP_MMAP, 0);
+	return denywrite_use_covered(file, file_user_path(file),
+				     DENYWRITE_SCOPE_LIB, DENYWRITE_OP_MMAP, 0);
 }
 
 /* Is @file the program that the current exec runs? */
@@ -230,23 +97,60 @@ static bool is_exec_program(const struct file *file)
 	return program;
 }
 
+/*
+ * The ELF interpreter's transient hold goes when exec returns to user
+ * space, once exec has mapped the whole interpreter: the classic kernel
+ * kept its denial until then too (load_elf_binary() releases it after
+ * load_elf_interp()).
+ */
+static void drop_interpreter(struct callback_head *work)
+{
+	struct denywrite_task *task =
+		container_of(work, struct denywrite_task, work);
+	struct file *file = task->interpreter;
+
+	task->interpreter = NULL;
+	denywrite_file_drop_transient(file);
+	fput(file);
+}
+
+/*
+ * Drop @file's transient hold when exec returns, if it has one: true if
+ * it has (or it is already to go).
+ */
+static bool defer_transient_drop(struct file *file)
+{
+	struct denywrite_task *task = denywrite_task(current);
+
+	if (task->interpreter)
+		return task->interpreter == file;
+	if (!denywrite_file_transient(file))
+		return false;
+	task->interpreter = get_file(file);
+	init_task_work(&task->work, drop_interpreter);
+	if (task_work_add(current, &task->work, TWA_RESUME))
+		drop_interpreter(&task->work);
+	return true;
+}
+
 /**
  * denywrite_exec_mapping - exec maps @file, past its point of no return
  * @file: the program or the ELF interpreter
  *
- * The transient hold of an ELF interpreter under an "exec" rule goes, as
- * the classic one did.  A file exec opened or checked while the mode was
- * off, and that exec maps once it is on, gets the hold it would have had:
- * the program under an "exec" rule, the interpreter under a "lib" rule.
- * Its writers are not checked: exec can no longer fail.
+ * The transient hold of an ELF interpreter under an "exec" rule goes when
+ * exec returns, as the classic one did.  A file exec opened or checked
+ * while the mode was off, and that exec maps once it is on, gets the hold
+ * it would have had: the program under an "exec" rule, the interpreter
+ * under a "lib" rule.  Its writers are not checked: exec can no longer
+ * fail.
  */
 void denywrite_exec_mapping(struct file *file)
 {
 	bool program = is_exec_program(file);
 
-	if (!program)
-		denywrite_file_drop_transient(file);
-	if (denywrite_file_is_protected(file, false))
+	if (!program && defer_transient_drop(file))
+		return;
+	if (denywrite_file_is_protected(file))
 		return;
 	if (program)
 		denywrite_use_late(file, DENYWRITE_SCOPE_EXEC);

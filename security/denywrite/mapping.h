@@ -8,18 +8,19 @@
 
 #include <linux/fs.h>
 #include <linux/sched.h>
+#include <linux/types.h>
 
 #include "common.h"
-#include "protect.h"
 
 /**
  * struct denywrite_task - the task blob
- * @pending: the record of the task's mapping under way while @pending.file
- *           is set (see mapping.c); only the task itself uses it, in its
- *           syscall and in the task work that runs when the syscall returns
+ * @work: drops @interpreter's hold when exec returns to user space
+ * @interpreter: the ELF interpreter whose transient hold is to go, or
+ *               NULL; only the task itself uses it, in exec and in @work
  */
 struct denywrite_task {
-	struct denywrite_pending pending;
+	struct callback_head work;
+	struct file *interpreter;
 };
 
 static inline struct denywrite_task *denywrite_task(const struct task_struct *task)
@@ -27,7 +28,7 @@ static inline struct denywrite_task *denywrite_task(const struct task_struct *ta
 	return task->security + denywrite_blob_sizes.lbs_task;
 }
 
-int denywrite_protect_mapping(struct file *file, unsigned long start);
+int denywrite_protect_mapping(struct file *file);
 void denywrite_exec_mapping(struct file *file);
 
 #endif /* _SECURITY_DENYWRITE_MAPPING_H */

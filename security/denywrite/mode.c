@@ -13,7 +13,10 @@
  * enforce mode, as after a boot in mode off.  file_release never tests the
  * key: it drops what a release racing with the switch still finds.  Going
  * on: holds may be taken again, then the key is cleared, then the mode is
- * set.  mode_lock serialises the switches.
+ * set.  From enforce to audit: the mode is set, then
+ * denywrite_protect_relax() makes the holds that denied write access
+ * (enforce's) counted ones, whose writers audit mode logs and allows.
+ * mode_lock serialises the switches.
  */
 
 #include <linux/jump_label.h>
@@ -66,7 +69,7 @@ int denywrite_mode_parse(const char *s, enum denywrite_mode *mode)
  * @mode: the new mode
  *
  * Context: process context; may sleep (waits for an RCU grace period when
- * the mode goes off).
+ * the mode goes off, or from enforce to audit).
  */
 void denywrite_set_mode(enum denywrite_mode mode)
 {
@@ -79,6 +82,8 @@ void denywrite_set_mode(enum denywrite_mode mode)
 		static_branch_disable(&denywrite_off);
 	}
 	WRITE_ONCE(denywrite_mode, mode);
+	if (old == DENYWRITE_MODE_ENFORCE && mode == DENYWRITE_MODE_AUDIT)
+		denywrite_protect_relax();
 	if (old != DENYWRITE_MODE_OFF && mode == DENYWRITE_MODE_OFF) {
 		static_branch_enable(&denywrite_off);
 		denywrite_protect_stop();

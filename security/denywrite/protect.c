@@ -22,33 +22,47 @@
  * On a stacked filesystem (overlayfs, FUSE passthrough) two files stand
  * for one: the file the process opened, on the stacking inode, and the
  * backing file on the real inode, which mmap() puts into the mapping in
- * its place.  A hold on either holds both inodes, so that writes through
- * the merged path and to the real file are refused alike, and the backing
- * file's hold lasts as long as the mapping does, whatever the opened file
- * does.
+ * its place.  A counted hold on either holds both inodes, so that writes
+ * through the merged path and to the real file are refused alike.  A
+ * denying hold holds its own inode only, as exec's denial does; the
+ * backing file of a mapping under a "lib" rule gets a hold of its own
+ * (mmap_backing_file), which lasts as long as the mapping does.
  *
  * In audit mode, writes through a file that was let through are logged
  * once for that file: the file is marked in a second table, so that a
  * writer of a protected file cannot flood the log.
  *
- * Writers and protectors race without a lock, Dekker style.  The VFS
- * raises i_writecount before the file_post_open and inode_setattr hooks
- * run; a protector raises the inode's claims, then reads i_writecount; a
- * new writer (having raised i_writecount) reads claims and holders.  A full
- * barrier on each side between its increment and its reads guarantees that
- * at least one of them sees the other, so a new writer and an exec can both
- * fail but never both succeed.  A protector that finds no writer raises
- * holders before it drops its claim, so a writer that finds no claim finds
- * the hold.  A writer whose file is open already is refused only by a
- * hold: the protectors that might race with it see its i_writecount and
- * back off, and must not make its writes fail while they do.
+ * There are two kinds of hold.  A denying hold (enforce mode, a rule
+ * without "ignore-writers") is exec's own denial: deny_write_access() makes
+ * i_writecount negative, which fails if the file is open for writing, and
+ * while it is negative the VFS refuses every new writer in
+ * get_write_access() before any hook runs.  So a refused writer or a
+ * refused protector leaves no trace, and writers and protectors order
+ * exactly as they do on a kernel whose exec denies write access, whatever
+ * the interleaving.  The hooks refuse nothing for it (the VFS did), and
+ * only record the refusal (see hooks.c).
+ *
+ * A counted hold (audit mode, "ignore-writers", or a protection that cannot
+ * fail and found writers) raises the inode's holders count, and the hooks
+ * refuse the writers.  Writers and protectors of counted holds race
+ * without a lock, Dekker style.  The VFS raises i_writecount before the
+ * file_open and inode_setattr hooks run; a protector raises the inode's
+ * claims, then reads i_writecount; a new writer (having raised
+ * i_writecount) reads claims and holders.  A full barrier on each side
+ * between its increment and its reads guarantees that at least one of them
+ * sees the other, so a new writer and an exec can both fail but never both
+ * succeed.  A protector that finds no writer raises holders before it
+ * drops its claim, so a writer that finds no claim finds the hold.  A
+ * writer whose file is open already is refused only by a hold: the
+ * protectors that might race with it see its i_writecount and back off,
+ * and must not make its writes fail while they do.
  */
 
 #include <linux/atomic.h>
 #include <linux/dcache.h>
+#include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/rhashtable.h>
-#include <linux/hash.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/shmem_fs.h>
@@ -68,20 +82,21 @@
  */
 #define HOLD_TRANSIENT	1
 /*
- * Taken by a mapping whose syscall has not returned yet: dropped if the
- * mapping is not there when it returns (see denywrite_mapping_end()).
+ * A denying hold: it took one of i_writecount's denials of file_inode(file)
+ * and counts in its denials, not in holders.  Cleared, and the hold made a
+ * counted one, by the switch to audit mode only (hold_relax()).
  */
-#define HOLD_PENDING	2
+#define HOLD_DENIED	2
 /* The HOLD_* bits, in the low bits of a slot beside the file pointer. */
 #define HOLD_FLAGS	(BIT(HOLD_CHECKED) | BIT(HOLD_TRANSIENT) | \
-			 BIT(HOLD_PENDING))
+			 BIT(HOLD_DENIED))
 
 /**
  * struct denywrite_hold - a file that holds its inodes, in the holds table
  * @node: in the holds table
  * @file: the file, the key
- * @inodes: the inodes held: the file's, and the other one of a stacked
- *          file (see hold_inodes()) or NULL
+ * @inodes: the inodes held: the file's, and for a counted hold the other
+ *          one of a stacked file (see hold_inodes()) or NULL
  * @flags: HOLD_* bits, changed with atomic bit operations
  * @rcu: to free it after lookups under RCU
  */
@@ -147,16 +162,30 @@ static bool tracking_on(void)
  * to the table because another file had the slot, which a second thread
  * found free a moment later); both are dropped when the file is released,
  * and the file is held, as it should be, until then.  A record is changed
- * only by the threads that protect its file, with atomic bit operations,
- * and removed only when its file is released, for a transient hold by the
- * exec that opened the file for itself, and for a pending hold when the
- * mapping that took it ends without it (denywrite_mapping_end()).
+ * only by the threads that protect its file and by the switch to audit
+ * mode, with atomic operations, and removed only when its file is
+ * released, when the mode goes off, and for a transient hold or the
+ * binary binfmt_misc hands on by the exec that opened the file.
  */
 
 /*
- * The inodes a hold on @file protects.  Both outlive the file: the real
- * inode of an overlayfs file is pinned by its overlayfs inode, the user
- * inode of a backing file by the backing file's user path.
+ * The inodes a denying hold on @file protects: its own, as exec's denial,
+ * and for a backing file (which only a mapping under a "lib" rule holds)
+ * the inode of the file the process opened too, so that the mapped file
+ * is not written through the merged path either.
+ */
+static void deny_inodes(struct file *file, const struct inode *inodes[2])
+{
+	inodes[0] = file_inode(file);
+	inodes[1] = NULL;
+	if ((file->f_mode & FMODE_BACKING) && file_user_inode(file) != inodes[0])
+		inodes[1] = file_user_inode(file);
+}
+
+/*
+ * The inodes a counted hold on @file protects.  Both outlive the file: the
+ * real inode of an overlayfs file is pinned by its overlayfs inode, the
+ * user inode of a backing file by the backing file's user path.
  */
 static void hold_inodes(struct file *file, const struct inode *inodes[2])
 {
@@ -199,19 +228,83 @@ static void inodes_unclaim(const struct inode *const inodes[2])
 		atomic_dec(&denywrite_inode(inodes[i])->claims);
 }
 
-static bool inode_hold(const struct inode *inode)
+/*
+ * Raise an inode's holders or denials count; the protected inodes count an
+ * inode once for each kind of hold it has (both only while the mode goes
+ * from audit to enforce, or a hold that cannot fail found writers).
+ */
+static bool count_hold(atomic_t *count)
 {
-	int old = count_inc(&denywrite_inode(inode)->holders);
+	int old = count_inc(count);
 
 	if (!old)
 		atomic_long_inc(&protected_inodes);
 	return old >= 0;
 }
 
+static void count_unhold(atomic_t *count)
+{
+	if (atomic_dec_and_test(count))
+		atomic_long_dec(&protected_inodes);
+}
+
+static bool inode_hold(const struct inode *inode)
+{
+	return count_hold(&denywrite_inode(inode)->holders);
+}
+
 static void inode_unhold(const struct inode *inode)
 {
-	if (atomic_dec_and_test(&denywrite_inode(inode)->holders))
-		atomic_long_dec(&protected_inodes);
+	count_unhold(&denywrite_inode(inode)->holders);
+}
+
+/*
+ * A denying hold of @inode: exec's own denial of write access
+ * (deny_write_access()), which fails at once, leaving nothing behind, if
+ * the inode is open for writing; then no new writer gets in
+ * (get_write_access() fails) until inode_undeny().
+ */
+static int inode_deny(const struct inode *inode)
+{
+	atomic_t *count = &((struct inode *)inode)->i_writecount;
+
+	if (!atomic_dec_unless_positive(count))
+		return -ETXTBSY;
+	if (!count_hold(&denywrite_inode(inode)->denials)) {
+		atomic_inc(count);
+		return -EOVERFLOW;
+	}
+	return 0;
+}
+
+/*
+ * Drop a denying hold of @inode: i_writecount first, so that a writer the
+ * open hook refuses because it still sees the denial is refused at a point
+ * where the VFS would have refused it too.
+ */
+static void inode_undeny(const struct inode *inode)
+{
+	atomic_inc(&((struct inode *)inode)->i_writecount);
+	count_unhold(&denywrite_inode(inode)->denials);
+}
+
+static int inodes_deny(const struct inode *const inodes[2])
+{
+	int err = inode_deny(inodes[0]);
+
+	if (err || !inodes[1])
+		return err;
+	err = inode_deny(inodes[1]);
+	if (err)
+		inode_undeny(inodes[0]);
+	return err;
+}
+
+static void inodes_undeny(const struct inode *const inodes[2])
+{
+	inode_undeny(inodes[0]);
+	if (inodes[1])
+		inode_undeny(inodes[1]);
 }
 
 static int inodes_hold(const struct inode *const inodes[2])
@@ -324,7 +417,7 @@ static inline unsigned long *hold_find(struct file *file)
 	struct denywrite_inode *blob = denywrite_inode(file_inode(file));
 	struct denywrite_hold *hold;
 
-	if (!atomic_read(&blob->holders))
+	if (!atomic_read(&blob->holders) && !atomic_read(&blob->denials))
 		return NULL;
 	if (slot_has(READ_ONCE(blob->slot), file))
 		return &blob->slot;
@@ -364,8 +457,6 @@ static int hold_update(struct file *file, unsigned long *flags,
 
 	if (!(hold & DENYWRITE_HOLD_TRANSIENT))
 		clear_bit(HOLD_TRANSIENT, flags);
-	if (!(hold & DENYWRITE_HOLD_PENDING))
-		clear_bit(HOLD_PENDING, flags);
 	if (writers == DENYWRITE_WRITERS_CHECK && !test_bit(HOLD_CHECKED, flags)) {
 		held_inodes(file, flags, inodes);
 		if (has_writers(inodes, writers))
@@ -376,6 +467,16 @@ static int hold_update(struct file *file, unsigned long *flags,
 	if (writers != DENYWRITE_WRITERS_IGNORE)
 		set_bit(HOLD_CHECKED, flags);
 	return err;
+}
+
+/* Undo a hold that was not recorded: its kind is in @flags. */
+static void hold_undo(struct file *file, const struct inode *const inodes[2],
+		      unsigned long flags)
+{
+	if (flags & BIT(HOLD_DENIED))
+		inodes_undeny(inodes);
+	else
+		inodes_unhold(inodes);
 }
 
 /*
@@ -395,12 +496,12 @@ static int hold_insert(struct file *file, const struct inode *const inodes[2],
 	hold = kmem_cache_zalloc(hold_cache, GFP_KERNEL);
 	rcu_read_lock();
 	if (!hold) {
-		inodes_unhold(inodes);
+		hold_undo(file, inodes, flags);
 		return -ENOMEM;
 	}
 	if (!tracking_on()) {
 		kmem_cache_free(hold_cache, hold);
-		inodes_unhold(inodes);
+		hold_undo(file, inodes, flags);
 		return 0;
 	}
 	hold->file = file;
@@ -412,27 +513,67 @@ static int hold_insert(struct file *file, const struct inode *const inodes[2],
 	if (!old)
 		return 0;
 	kmem_cache_free(hold_cache, hold);
-	inodes_unhold(inodes);
+	hold_undo(file, inodes, flags);
 	if (IS_ERR(old))
 		return PTR_ERR(old);
 	return hold_update(file, &old->flags, writers, how);
 }
 
 /*
- * Protect @file, which had no hold when we looked: claim its inodes, check
- * their writers, hold them, and record the hold: in the slot of its inode
- * if that is free and the file is not stacked (no allocation, no table),
- * else in the table.  If another thread recorded a hold of @file first,
- * drop ours and update that one.
+ * Record the hold of @file, of the kind and with the flags @flags: in the
+ * slot of its inode if that is free and the hold is on one inode (no
+ * allocation, no table), else in the table.  A backing file goes to the
+ * table: it is freed without a grace period, and the slot's file is read
+ * under RCU (denywrite_inode_get_slot_file()).  If another thread recorded
+ * a hold of @file first, drop ours and update that one.
+ */
+static int hold_record(struct file *file, const struct inode *const inodes[2],
+		       unsigned long flags, enum denywrite_writers writers,
+		       unsigned int hold)
+{
+	struct denywrite_inode *blob;
+	unsigned long slot;
+
+	if (inodes[1] || (file->f_mode & FMODE_BACKING))
+		return hold_insert(file, inodes, flags, writers, hold);
+	blob = denywrite_inode(inodes[0]);
+	slot = cmpxchg(&blob->slot, 0, (unsigned long)file | flags);
+	if (!slot)
+		return 0;
+	if (!slot_has(slot, file))
+		return hold_insert(file, inodes, flags, writers, hold);
+	hold_undo(file, inodes, flags);
+	return hold_update(file, &blob->slot, writers, hold);
+}
+
+/*
+ * Protect @file, which had no hold when we looked.  A denying hold is
+ * exec's denial of write access to its inode, nothing more: no claim, no
+ * other check, and no trace if it fails.  A counted hold claims the file's
+ * inodes, checks their writers, and holds them.
  */
 static int hold_take(struct file *file, enum denywrite_writers writers,
 		     unsigned int hold)
 {
 	const struct inode *inodes[2];
-	struct denywrite_inode *blob;
-	unsigned long flags = 0, slot;
+	unsigned long flags = 0;
 	bool busy;
 	int err;
+
+	if (writers != DENYWRITE_WRITERS_IGNORE)
+		flags |= BIT(HOLD_CHECKED);
+	if (hold & DENYWRITE_HOLD_TRANSIENT)
+		flags |= BIT(HOLD_TRANSIENT);
+	if (hold & DENYWRITE_HOLD_DENY) {
+		deny_inodes(file, inodes);
+		err = inodes_deny(inodes);
+		if (!err)
+			return hold_record(file, inodes, flags | BIT(HOLD_DENIED),
+					   writers, hold);
+		/* A protection that cannot fail holds a busy file counted. */
+		if (err != -ETXTBSY || writers != DENYWRITE_WRITERS_NONE)
+			return err;
+	}
 
 	hold_inodes(file, inodes);
 	err = inodes_claim(inodes);
@@ -452,27 +593,7 @@ static int hold_take(struct file *file, enum denywrite_writers writers,
 		return err;
 	if (busy && !(hold & DENYWRITE_HOLD_KEEP_BUSY))
 		return -ETXTBSY;
-
-	if (writers != DENYWRITE_WRITERS_IGNORE)
-		flags |= BIT(HOLD_CHECKED);
-	if (hold & DENYWRITE_HOLD_TRANSIENT)
-		flags |= BIT(HOLD_TRANSIENT);
-	if (hold & DENYWRITE_HOLD_PENDING)
-		flags |= BIT(HOLD_PENDING);
-	if (inodes[1]) {
-		err = hold_insert(file, inodes, flags, writers, hold);
-	} else {
-		blob = denywrite_inode(inodes[0]);
-		slot = cmpxchg(&blob->slot, 0, (unsigned long)file | flags);
-		if (!slot) {
-			err = 0;
-		} else if (!slot_has(slot, file)) {
-			err = hold_insert(file, inodes, flags, writers, hold);
-		} else {
-			inodes_unhold(inodes);
-			err = hold_update(file, &blob->slot, writers, hold);
-		}
-	}
+	err = hold_record(file, inodes, flags, writers, hold);
 	return err ?: busy ? -ETXTBSY : 0;
 }
 
@@ -490,6 +611,14 @@ static int hold_take(struct file *file, enum denywrite_writers writers,
  * one exec is refused, or audited, once.  Only regular files are held.
  * Once the mode went off (denywrite_protect_stop()), it does nothing.
  *
+ * With DENYWRITE_HOLD_DENY the hold is exec's denial of write access
+ * (deny_write_access()): the writers check is i_writecount's, and a file
+ * open for writing is refused (or, with DENYWRITE_WRITERS_NONE, held with
+ * a counted hold).  A writable shared mapping or a long-term pin of a
+ * memfd's pages is no writer then, as for exec; with a counted hold, they
+ * are.  A protector that read enforce mode before the mode went to audit
+ * takes a counted hold: see denywrite_protect_relax().
+ *
  * Return: 0, -ETXTBSY, -ENOMEM, or -EOVERFLOW if the inode has as many
  * holders as a count can take.
  */
@@ -506,6 +635,9 @@ int denywrite_file_protect(struct file *file, enum denywrite_writers writers,
 	 * section that saw tracking set: see denywrite_protect_stop().
 	 */
 	rcu_read_lock();
+	if ((hold & DENYWRITE_HOLD_DENY) &&
+	    denywrite_get_mode() != DENYWRITE_MODE_ENFORCE)
+		hold ^= DENYWRITE_HOLD_DENY | DENYWRITE_HOLD_KEEP_BUSY;
 	if (tracking_on()) {
 		flags = hold_find(file);
 		if (flags)
@@ -518,51 +650,106 @@ int denywrite_file_protect(struct file *file, enum denywrite_writers writers,
 }
 
 /**
- * denywrite_file_held - does @file, whose inode is protected, hold it?
+ * denywrite_file_held - does @file, whose inode is held, hold it?
  * @file: the file
- * @settled: only if the mapping that took the hold, if one did, is there
  *
  * The lookup behind denywrite_file_is_protected().
  *
  * Return: true if @file was executed or mapped executable under a rule.
  */
-bool denywrite_file_held(struct file *file, bool settled)
+bool denywrite_file_held(struct file *file)
 {
-	unsigned long *flags = hold_find(file);
-
-	return flags && !(settled && test_bit(HOLD_PENDING, flags));
+	return hold_find(file);
 }
 
 /**
- * denywrite_file_pending - is @file held by a mapping not confirmed yet?
+ * denywrite_inode_get_slot_file - an open file of @inode, from its slot
+ * @inode: a held inode
+ *
+ * For the record of a refusal where the refused operation has no file: the
+ * file in the slot is the one that runs or maps @inode, and its path names
+ * it.  The slot holds no reference.  A file of the slot is never a backing
+ * file (see hold_record()), so its memory stays a struct file for a grace
+ * period after it is freed (SLAB_TYPESAFE_BY_RCU), and may be reused
+ * meanwhile: the reference is taken only if the count is not zero, and
+ * kept only if the file is still one of @inode.
+ *
+ * Return: a referenced file of @inode (fput() it), or NULL.
+ */
+struct file *denywrite_inode_get_slot_file(struct inode *inode)
+{
+	unsigned long slot;
+	struct file *file;
+
+	rcu_read_lock();
+	slot = READ_ONCE(denywrite_inode(inode)->slot);
+	file = (struct file *)(slot & ~HOLD_FLAGS);
+	if (file && !atomic_long_inc_not_zero(&file->f_count))
+		file = NULL;
+	rcu_read_unlock();
+	if (file && file_inode(file) != inode) {
+		fput(file);
+		file = NULL;
+	}
+	return file;
+}
+
+/**
+ * denywrite_file_transient - is @file's hold transient?
  * @file: the file
  *
- * Return: true if @file's hold waits for the mapping that took it.
+ * Return: true if @file holds its inode until exec is done with it.
  */
-bool denywrite_file_pending(struct file *file)
+bool denywrite_file_transient(struct file *file)
 {
-	unsigned long *flags = hold_find(file);
+	unsigned long *flags;
+	bool transient;
 
-	return flags && test_bit(HOLD_PENDING, flags);
+	rcu_read_lock();
+	flags = hold_find(file);
+	transient = flags && test_bit(HOLD_TRANSIENT, flags);
+	rcu_read_unlock();
+	return transient;
+}
+
+/* Drop the hold of @inode that a slot recorded, with the slot's @flags. */
+static void slot_undo(struct inode *inode, unsigned long flags)
+{
+	if (flags & BIT(HOLD_DENIED))
+		inode_undeny(inode);
+	else
+		inode_unhold(inode);
 }
 
 /*
  * Drop the hold of @file in the slot of its inode, @blob, which @slot
- * was read from, unless denywrite_protect_stop() dropped it first.
+ * was read from, unless denywrite_protect_stop() dropped it first.  The
+ * switch to audit mode may change the slot's flags meanwhile: read again.
  */
 static void slot_drop(struct file *file, struct denywrite_inode *blob,
 		      unsigned long slot)
 {
-	if (try_cmpxchg(&blob->slot, &slot, 0))
-		inode_unhold(file_inode(file));
+	while (slot_has(slot, file)) {
+		if (try_cmpxchg(&blob->slot, &slot, 0)) {
+			slot_undo(file_inode(file), slot);
+			return;
+		}
+	}
 }
 
-/* Drop a hold of the table, unless another thread removed it first. */
+/*
+ * Drop a hold of the table, unless another thread removed it first.  The
+ * switch to audit mode and this test the kind with test_and_clear_bit():
+ * whoever clears HOLD_DENIED undoes the denial.
+ */
 static void table_remove(struct denywrite_hold *hold)
 {
 	if (rhashtable_remove_fast(&holds, &hold->node, hold_params))
 		return;
-	inodes_unhold(hold->inodes);
+	if (test_and_clear_bit(HOLD_DENIED, &hold->flags))
+		inodes_undeny(hold->inodes);
+	else
+		inodes_unhold(hold->inodes);
 	kfree_rcu(hold, rcu);
 }
 
@@ -578,119 +765,10 @@ static noinline void table_drop(struct file *file, bool transient_only)
 	rcu_read_unlock();
 }
 
-/*
- * Mappings under way, hashed by file: see denywrite_mapping_begin().  The
- * lock of a bucket orders the end of one mapping of a file, which may drop
- * its hold, with the beginning of the others.
- */
-#define PENDING_BITS	6
-static struct pending_bucket {
-	spinlock_t lock;	/* protects list */
-	struct hlist_head list;
-} pendings[1 << PENDING_BITS];
-
-static struct pending_bucket *pending_bucket(const struct file *file)
-{
-	return &pendings[hash_ptr(file, PENDING_BITS)];
-}
-
-/**
- * denywrite_mapping_begin - a mapping of @file may take a hold
- * @pending: the mapping, until denywrite_mapping_end()
- * @file: the file being mapped executable
- *
- * mmap_file and file_mprotect run before the kernel checks the mapping's
- * arguments, and a later LSM or do_mmap() may still refuse it.  So a hold
- * that a mapping takes is pending (DENYWRITE_HOLD_PENDING) until the
- * mapping's syscall returns, and dropped then if the mapping is not there:
- * a refused mapping leaves no hold, also while its descriptor stays open.
- * A pending hold protects the file as any other, and a second mapping of
- * the file while one is under way begins its own.
- *
- * Context: process context, before the protection.
- */
-void denywrite_mapping_begin(struct denywrite_pending *pending,
-			     struct file *file)
-{
-	struct pending_bucket *bucket = pending_bucket(file);
-
-	pending->file = file;
-	spin_lock(&bucket->lock);
-	hlist_add_head(&pending->node, &bucket->list);
-	spin_unlock(&bucket->lock);
-}
-
-/**
- * denywrite_mapping_cancel - a mapping took no hold of its own
- * @pending: from denywrite_mapping_begin()
- *
- * The file was not covered, the mapping was refused, or its hold was
- * confirmed already: the other mappings of the file under way decide
- * about a pending hold.
- */
-void denywrite_mapping_cancel(struct denywrite_pending *pending)
-{
-	struct pending_bucket *bucket = pending_bucket(pending->file);
-
-	spin_lock(&bucket->lock);
-	hlist_del(&pending->node);
-	spin_unlock(&bucket->lock);
-}
-
-/* Drop the hold of @file whose flags are @flags, in the slot or the table. */
-static void hold_drop(struct file *file, unsigned long *flags)
-{
-	struct denywrite_hold *hold = hold_entry(file, flags);
-
-	if (hold)
-		table_remove(hold);
-	else
-		slot_drop(file, denywrite_inode(file_inode(file)),
-			  READ_ONCE(*flags));
-}
-
-/**
- * denywrite_mapping_end - the syscall of a mapping returned
- * @pending: from denywrite_mapping_begin()
- * @mapped: is @pending's file mapped executable by the process now?
- *
- * A pending hold of the file is confirmed if the mapping is there.  If it
- * is not, the hold is dropped, unless another mapping of the same file is
- * under way: the last one to end decides.  A hold that another protection
- * (an exec) confirmed meanwhile stays.
- */
-void denywrite_mapping_end(struct denywrite_pending *pending, bool mapped)
-{
-	struct pending_bucket *bucket = pending_bucket(pending->file);
-	struct file *file = pending->file;
-	struct denywrite_pending *other;
-	unsigned long *flags;
-	bool others = false;
-
-	spin_lock(&bucket->lock);
-	hlist_del(&pending->node);
-	hlist_for_each_entry(other, &bucket->list, node) {
-		if (other->file == file) {
-			others = true;
-			break;
-		}
-	}
-	rcu_read_lock();
-	flags = hold_find(file);
-	if (flags && test_bit(HOLD_PENDING, flags)) {
-		if (mapped)
-			clear_bit(HOLD_PENDING, flags);
-		else if (!others)
-			hold_drop(file, flags);
-	}
-	rcu_read_unlock();
-	spin_unlock(&bucket->lock);
-}
-
 /**
  * denywrite_file_drop_transient - drop @file's hold if it is transient
- * @file: a file that exec maps; the ELF interpreter is protected, as the
- *        classic kernel did, from its open until exec maps it
+ * @file: a file that exec mapped; the ELF interpreter is protected, as the
+ *        classic kernel did, from its open until exec has mapped it
  */
 void denywrite_file_drop_transient(struct file *file)
 {
@@ -699,8 +777,27 @@ void denywrite_file_drop_transient(struct file *file)
 
 	if (slot_has(slot, file) && (slot & BIT(HOLD_TRANSIENT)))
 		slot_drop(file, blob, slot);
-	if (atomic_read(&blob->holders))
+	if (denywrite_inode_held(file_inode(file)))
 		table_drop(file, true);
+}
+
+/**
+ * denywrite_file_drop - drop @file's hold, if it has one
+ * @file: a file exec opened and is done with, which lives on: a binary
+ *        that binfmt_misc hands to its interpreter as AT_EXECFD, whose
+ *        denial exec releases as it swaps in the interpreter
+ *
+ * Context: the exec that opened @file, which no other thread protects.
+ */
+void denywrite_file_drop(struct file *file)
+{
+	struct denywrite_inode *blob = denywrite_inode(file_inode(file));
+	unsigned long slot = READ_ONCE(blob->slot);
+
+	if (slot_has(slot, file))
+		slot_drop(file, blob, slot);
+	if (denywrite_inode_held(file_inode(file)))
+		table_drop(file, false);
 }
 
 /**
@@ -720,7 +817,7 @@ bool denywrite_file_mark_audited(struct file *file)
 	rcu_read_unlock();
 	if (old)
 		return false;
-	mark = kzalloc(sizeof(*mark), GFP_KERNEL);
+	mark = kzalloc(sizeof(*mark), GFP_KERNEL_ACCOUNT);
 	if (!mark)
 		return true;
 	mark->file = file;
@@ -784,7 +881,7 @@ void denywrite_file_release(struct file *file)
 	 */
 	if (slot_has(slot, file))
 		slot_drop(file, blob, slot);
-	if (atomic_read(&blob->holders))
+	if (denywrite_inode_held(file_inode(file)))
 		table_drop(file, false);
 	if (atomic_read(&blob->marks))
 		mark_drop(file);
@@ -811,33 +908,22 @@ void denywrite_protect_start(void)
 	smp_store_release(&tracking, true);
 }
 
-/**
- * denywrite_sweep_sb - drop the holds recorded in the slots of @sb's inodes
- * @sb: the superblock
- *
- * An inode on the list is not freed (evict() takes it off first), so its
- * blob can be read under s_inode_list_lock.  The list can hold millions of
- * inodes: when the CPU is wanted, the walk pins the inode it stands on,
- * lets the lock go and reschedules, as drop_pagecache_sb() does; the
- * pinned inode stays on the list, where the walk goes on.
- *
- * Visible for the KUnit tests; denywrite_protect_stop() sweeps every
- * superblock.
- *
- * Context: process context; may sleep.
+/*
+ * Call @fn for every inode of @sb whose slot holds a file.  An inode on the
+ * list is not freed (evict() takes it off first), so its blob can be read
+ * under s_inode_list_lock.  The list can hold millions of inodes: when the
+ * CPU is wanted, the walk pins the inode it stands on, lets the lock go
+ * and reschedules, as drop_pagecache_sb() does; the pinned inode stays on
+ * the list, where the walk goes on.
  */
-VISIBLE_IF_KUNIT void denywrite_sweep_sb(struct super_block *sb)
+static void sweep_sb(struct super_block *sb, void (*fn)(struct inode *))
 {
 	struct inode *inode, *toput_inode = NULL;
-	struct denywrite_inode *blob;
-	unsigned long slot;
 
 	spin_lock(&sb->s_inode_list_lock);
 	list_for_each_entry(inode, &sb->s_inodes, i_sb_list) {
-		blob = denywrite_inode(inode);
-		slot = READ_ONCE(blob->slot);
-		if (slot && try_cmpxchg(&blob->slot, &slot, 0))
-			inode_unhold(inode);
+		if (READ_ONCE(denywrite_inode(inode)->slot))
+			fn(inode);
 		if (!need_resched())
 			continue;
 		spin_lock(&inode->i_lock);
@@ -857,12 +943,65 @@ VISIBLE_IF_KUNIT void denywrite_sweep_sb(struct super_block *sb)
 	iput(toput_inode);
 }
 
+/* Mode off: drop the hold in @inode's slot, unless its release did. */
+static void slot_stop(struct inode *inode)
+{
+	struct denywrite_inode *blob = denywrite_inode(inode);
+	unsigned long slot = READ_ONCE(blob->slot);
+
+	if (slot && try_cmpxchg(&blob->slot, &slot, 0))
+		slot_undo(inode, slot);
+}
+
+/**
+ * denywrite_sweep_sb - drop the holds recorded in the slots of @sb's inodes
+ * @sb: the superblock
+ *
+ * The walk gives the CPU up when it is wanted (see sweep_sb()).
+ *
+ * Visible for the KUnit tests; denywrite_protect_stop() sweeps every
+ * superblock.
+ *
+ * Context: process context; may sleep.
+ */
+VISIBLE_IF_KUNIT void denywrite_sweep_sb(struct super_block *sb)
+{
+	sweep_sb(sb, slot_stop);
+}
+
 static void sb_drop_slots(struct super_block *sb, void *unused)
 {
 	denywrite_sweep_sb(sb);
 }
 
-/* Drop every record of the table @ht, with @remove. */
+/*
+ * Audit mode: make the denying hold in @inode's slot a counted one.  The
+ * counted hold is taken first, so that the inode stays protected
+ * throughout; the slot's file may be released meanwhile (its slot_drop()
+ * then sees the flags it finds), or the hold updated (read again).
+ */
+static void slot_relax(struct inode *inode)
+{
+	struct denywrite_inode *blob = denywrite_inode(inode);
+	unsigned long slot = READ_ONCE(blob->slot);
+
+	if (!(slot & BIT(HOLD_DENIED)) || !inode_hold(inode))
+		return;
+	do {
+		if (!(slot & BIT(HOLD_DENIED))) {
+			inode_unhold(inode);
+			return;
+		}
+	} while (!try_cmpxchg(&blob->slot, &slot, slot & ~BIT(HOLD_DENIED)));
+	inode_undeny(inode);
+}
+
+static void sb_relax_slots(struct super_block *sb, void *unused)
+{
+	sweep_sb(sb, slot_relax);
+}
+
+/* Drop (or change) every record of the table @ht, with @remove. */
 static void table_drop_all(struct rhashtable *ht, void (*remove)(void *))
 {
 	struct rhashtable_iter iter;
@@ -884,9 +1023,43 @@ static void table_remove_entry(void *entry)
 	table_remove(entry);
 }
 
+/* Audit mode: as slot_relax(), for a hold of the table; see table_remove(). */
+static void table_relax_entry(void *entry)
+{
+	struct denywrite_hold *hold = entry;
+
+	if (!test_bit(HOLD_DENIED, &hold->flags) || inodes_hold(hold->inodes))
+		return;
+	if (test_and_clear_bit(HOLD_DENIED, &hold->flags))
+		inodes_undeny(hold->inodes);
+	else
+		inodes_unhold(hold->inodes);
+}
+
 static void mark_remove_entry(void *entry)
 {
 	mark_remove(entry);
+}
+
+/**
+ * denywrite_protect_relax - make the denying holds counted ones
+ *
+ * Called after the mode went from enforce to audit (see mode.c): the
+ * writers of a file held in enforce mode are allowed, and logged, from
+ * now on.  After a grace period every protector that read enforce mode in
+ * denywrite_file_protect() has recorded its hold, and every later one
+ * takes a counted hold; then every denying hold is made a counted one.  A
+ * writer that races the switch may be refused by both kinds a moment,
+ * never by neither.
+ *
+ * Context: process context; sleeps for an RCU grace period, and gives the
+ * CPU up while it walks the inodes when the CPU is wanted.
+ */
+void denywrite_protect_relax(void)
+{
+	synchronize_rcu();
+	iterate_supers(sb_relax_slots, NULL);
+	table_drop_all(&holds, table_relax_entry);
 }
 
 /**
@@ -923,17 +1096,12 @@ void denywrite_protect_stop(void)
  */
 int __init denywrite_protect_init(void)
 {
-	size_t i;
 	int err;
 
 	/* The HOLD_* bits of a slot are free in a file pointer. */
 	BUILD_BUG_ON(__alignof__(struct file) <= HOLD_FLAGS);
 
-	for (i = 0; i < ARRAY_SIZE(pendings); i++) {
-		spin_lock_init(&pendings[i].lock);
-		INIT_HLIST_HEAD(&pendings[i].list);
-	}
-	hold_cache = KMEM_CACHE(denywrite_hold, 0);
+	hold_cache = KMEM_CACHE(denywrite_hold, SLAB_ACCOUNT);
 	if (!hold_cache)
 		return -ENOMEM;
 	err = rhashtable_init(&holds, &hold_params);

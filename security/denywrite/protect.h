@@ -14,17 +14,23 @@
 
 /**
  * struct denywrite_inode - inode security blob
- * @holders: number of holds on this inode: each open file (struct file)
- *           that was executed or mapped executable under a rule holds its
+ * @holders: number of counted holds on this inode: each open file (struct
+ *           file) that was executed or mapped executable under a rule, and
+ *           whose writers the hooks refuse (audit mode, "ignore-writers",
+ *           or writers found by a protection that cannot fail), holds its
  *           inode once, and the inode behind it on a stacked filesystem
  *           (see denywrite_file_protect()), until its last reference is
  *           dropped.  Changed with atomic operations only.
- * @claims: number of protectors checking this inode's writers now; a
- *          protector that finds none turns its claim into a hold.  New
- *          writers are refused while a claim or a hold is up, writes
- *          through files opened before only while a hold is, so that a
- *          protector that fails leaves no trace on them.  See
- *          denywrite_file_protect() for the ordering against i_writecount.
+ * @denials: number of denying holds on this inode: holds that denied
+ *           write access through i_writecount, as exec does (enforce mode,
+ *           no "ignore-writers").  The VFS refuses the writers of those
+ *           itself, with stock's ordering: see denywrite_file_protect().
+ * @claims: number of protectors checking this inode's writers for a
+ *          counted hold now; a protector that finds none turns its claim
+ *          into a hold.  New writers are refused while a claim or a
+ *          counted hold is up, writes through files opened before only
+ *          while a counted hold is, so that a protector that fails leaves
+ *          no trace on them.  See denywrite_file_protect().
  * @marks: number of files of this inode marked by
  *         denywrite_file_mark_audited(), so that releasing any other file
  *         needs no lookup
@@ -35,12 +41,14 @@
  *        the holds table: the file pointer, with the hold's flags in its
  *        low bits, or 0.  Nearly every held inode is held by one file at
  *        a time, and holding it then takes no allocation and no table
- *        operation.  Taken with cmpxchg() when 0; changed only by the
- *        threads that protect the file in it, and cleared when that file
- *        is released (see protect.c).
+ *        operation.  Taken with cmpxchg() when 0; its flags are changed
+ *        only by the threads that protect the file in it and by the switch
+ *        to audit mode, and it is cleared with cmpxchg() when that file is
+ *        released or the mode goes off (see protect.c).
  */
 struct denywrite_inode {
 	atomic_t holders;
+	atomic_t denials;
 	atomic_t claims;
 	atomic_t marks;
 	bool shared_write;
@@ -53,17 +61,34 @@ static inline struct denywrite_inode *denywrite_inode(const struct inode *inode)
 }
 
 /**
- * denywrite_inode_protected - is @inode protected now?
+ * denywrite_inode_protected - do the hooks refuse @inode's writers now?
  * @inode: the inode
  *
  * For writes through a file that is already open: no ordering with
- * protectors is needed there, the writer's count was raised at open.
+ * protectors is needed there, the writer's count was raised at open.  A
+ * denying hold is not counted here: while it is up, no file of @inode is
+ * open for writing (the VFS refuses new ones), and the writers that
+ * i_writecount never counted (a memfd's own descriptor) write as they do
+ * on a kernel whose exec denies write access.
  *
- * Return: true if some file holds @inode.
+ * Return: true if some file holds @inode with a counted hold.
  */
 static inline bool denywrite_inode_protected(const struct inode *inode)
 {
 	return atomic_read(&denywrite_inode(inode)->holders) > 0;
+}
+
+/**
+ * denywrite_inode_held - does any file hold @inode now?
+ * @inode: the inode
+ *
+ * Return: true if some file holds @inode, with a counted or a denying hold.
+ */
+static inline bool denywrite_inode_held(const struct inode *inode)
+{
+	const struct denywrite_inode *blob = denywrite_inode(inode);
+
+	return atomic_read(&blob->holders) | atomic_read(&blob->denials);
 }
 
 /**
@@ -78,7 +103,8 @@ static inline bool denywrite_inode_tracked(const struct inode *inode)
 {
 	const struct denywrite_inode *blob = denywrite_inode(inode);
 
-	return atomic_read(&blob->holders) | atomic_read(&blob->marks);
+	return atomic_read(&blob->holders) | atomic_read(&blob->denials) |
+	       atomic_read(&blob->marks);
 }
 
 /**
@@ -150,39 +176,24 @@ enum denywrite_writers {
  */
 #define DENYWRITE_HOLD_KEEP_BUSY	BIT(1)
 /*
- * A new hold waits for the mapping that takes it: see
- * denywrite_mapping_begin().
+ * Deny write access to the file's inode as exec does, through i_writecount
+ * (enforce mode, no "ignore-writers"): see denywrite_file_protect().
  */
-#define DENYWRITE_HOLD_PENDING		BIT(2)
-
-/**
- * struct denywrite_pending - a mapping whose syscall has not returned yet
- * @node: in the list of mappings under way, hashed by @file
- * @work: runs when the syscall returns (task_work)
- * @file: the file being mapped executable, referenced
- * @start: where the mapping is, if known (mprotect), or 0
- */
-struct denywrite_pending {
-	struct hlist_node node;
-	struct callback_head work;
-	struct file *file;
-	unsigned long start;
-};
+#define DENYWRITE_HOLD_DENY		BIT(2)
 
 int denywrite_file_protect(struct file *file, enum denywrite_writers writers,
 			   unsigned int hold);
-bool denywrite_file_held(struct file *file, bool settled);
-bool denywrite_file_pending(struct file *file);
+bool denywrite_file_held(struct file *file);
+bool denywrite_file_transient(struct file *file);
+struct file *denywrite_inode_get_slot_file(struct inode *inode);
 void denywrite_shared_write(struct file *file);
-void denywrite_mapping_begin(struct denywrite_pending *pending,
-			     struct file *file);
-void denywrite_mapping_end(struct denywrite_pending *pending, bool mapped);
-void denywrite_mapping_cancel(struct denywrite_pending *pending);
 void denywrite_file_drop_transient(struct file *file);
+void denywrite_file_drop(struct file *file);
 bool denywrite_file_mark_audited(struct file *file);
 void denywrite_file_release(struct file *file);
 long denywrite_protected_inodes(void);
 void denywrite_protect_start(void);
+void denywrite_protect_relax(void);
 void denywrite_protect_stop(void);
 int denywrite_protect_init(void);
 #if IS_ENABLED(CONFIG_KUNIT)
@@ -190,19 +201,18 @@ void denywrite_sweep_sb(struct super_block *sb);
 #endif
 
 /**
- * denywrite_file_is_protected - does @file hold its inodes?
+ * denywrite_file_is_protected - does @file hold its inode?
  * @file: the file
- * @settled: only if the mapping that took the hold, if one did, is there
  *
  * Without the test of the inode inline, every executable mapping would
  * pay a call here.  A hint, as a protection may be racing with it.
  *
  * Return: true if @file was executed or mapped executable under a rule.
  */
-static inline bool denywrite_file_is_protected(struct file *file, bool settled)
+static inline bool denywrite_file_is_protected(struct file *file)
 {
-	return denywrite_inode_protected(file_inode(file)) &&
-	       denywrite_file_held(file, settled);
+	return denywrite_inode_held(file_inode(file)) &&
+	       denywrite_file_held(file);
 }
 
 #endif /* _SECURITY_DENYWRITE_PROTECT_H */

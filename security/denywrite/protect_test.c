@@ -78,12 +78,12 @@ static void holds_in_slot_and_table(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, protect(a), 0);
 	KUNIT_EXPECT_EQ(test, protect(b), 0);
 	KUNIT_EXPECT_EQ(test, protect(b), 0);
-	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(a, true));
-	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(b, true));
+	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(a));
+	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(b));
 	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before + 1);
 	denywrite_file_release(a);
-	KUNIT_EXPECT_FALSE(test, denywrite_file_is_protected(a, true));
-	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(b, true));
+	KUNIT_EXPECT_FALSE(test, denywrite_file_is_protected(a));
+	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(b));
 	denywrite_file_release(b);
 	KUNIT_EXPECT_FALSE(test, denywrite_inode_protected(file_inode(b)));
 	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before);
@@ -102,8 +102,8 @@ static void stop_drops_holds_and_takes_none(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, protect(b), 0);
 	denywrite_protect_stop();
 	KUNIT_EXPECT_FALSE(test, denywrite_inode_protected(file_inode(a)));
-	KUNIT_EXPECT_FALSE(test, denywrite_file_held(a, false));
-	KUNIT_EXPECT_FALSE(test, denywrite_file_held(b, false));
+	KUNIT_EXPECT_FALSE(test, denywrite_file_held(a));
+	KUNIT_EXPECT_FALSE(test, denywrite_file_held(b));
 	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before);
 
 	/* A protector that passed its hook's mode test before the switch. */
@@ -118,7 +118,7 @@ static void stop_drops_holds_and_takes_none(struct kunit *test)
 
 	denywrite_protect_start();
 	KUNIT_EXPECT_EQ(test, protect(a), 0);
-	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(a, true));
+	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(a));
 	denywrite_file_release(a);
 	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before);
 }
@@ -156,7 +156,7 @@ static int sweep_probe(void *arg)
 {
 	struct sweep_probe *probe = arg;
 
-	probe->held = denywrite_file_held(probe->file, false);
+	probe->held = denywrite_file_held(probe->file);
 	complete(&probe->ran);
 	return 0;
 }
@@ -193,7 +193,7 @@ static void sweep_yields_and_goes_on(struct kunit *test)
 	migrate_enable();
 	KUNIT_EXPECT_TRUE_MSG(test, probe.held,
 			      "the sweep kept the CPU until it had dropped the hold");
-	KUNIT_EXPECT_FALSE(test, denywrite_file_held(held, false));
+	KUNIT_EXPECT_FALSE(test, denywrite_file_held(held));
 	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before);
 }
 
@@ -243,47 +243,108 @@ static void full_holders_count_refuses_hold(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before);
 }
 
-static int protect_pending(struct file *file)
+static void restore_mode(void *mode)
 {
-	return denywrite_file_protect(file, DENYWRITE_WRITERS_NONE,
-				      DENYWRITE_HOLD_PENDING);
+	WRITE_ONCE(denywrite_mode, (enum denywrite_mode)(uintptr_t)mode);
+}
+
+/* Enforce mode for the test, whatever the boot gave: denying holds. */
+static void enforce_for_test(struct kunit *test)
+{
+	uintptr_t mode = denywrite_get_mode();
+
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test, restore_mode,
+							(void *)mode), 0);
+	WRITE_ONCE(denywrite_mode, DENYWRITE_MODE_ENFORCE);
+}
+
+static int protect_deny(struct file *file)
+{
+	return denywrite_file_protect(file, DENYWRITE_WRITERS_CHECK,
+				      DENYWRITE_HOLD_DENY);
 }
 
 /*
- * A hold that a mapping takes waits for its syscall: dropped if the
- * mapping is not there, unless another mapping of the file is under way;
- * kept once one is there.
+ * A denying hold is exec's denial: i_writecount goes negative, so that
+ * get_write_access() refuses new writers, and back when the file goes.
+ * It counts in denials, never in holders (the hooks refuse nothing).
  */
-static void pending_hold_goes_with_failed_mapping(struct kunit *test)
+static void denying_hold_denies_write_access(struct kunit *test)
 {
-	struct file *a = new_file(test);
-	struct denywrite_pending one = {}, two = {};
+	struct file *a = new_file(test), *b = reopen(test, a);
+	struct inode *inode = file_inode(a);
+	const struct denywrite_inode *blob = denywrite_inode(inode);
 	long before = denywrite_protected_inodes();
 
-	denywrite_mapping_begin(&one, a);
-	KUNIT_ASSERT_EQ(test, protect_pending(a), 0);
-	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(a, false));
-	KUNIT_EXPECT_FALSE(test, denywrite_file_is_protected(a, true));
-	denywrite_mapping_end(&one, false);
-	KUNIT_EXPECT_FALSE(test, denywrite_file_held(a, false));
-	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before);
-
-	denywrite_mapping_begin(&one, a);
-	KUNIT_ASSERT_EQ(test, protect_pending(a), 0);
-	denywrite_mapping_begin(&two, a);
-	KUNIT_ASSERT_EQ(test, protect_pending(a), 0);
-	denywrite_mapping_end(&one, false);
-	KUNIT_EXPECT_TRUE(test, denywrite_file_held(a, false));
-	denywrite_mapping_end(&two, true);
-	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(a, true));
-
-	/* A confirmed hold stays, whatever a later mapping finds. */
-	denywrite_mapping_begin(&one, a);
-	KUNIT_EXPECT_EQ(test, protect_pending(a), 0);
-	denywrite_mapping_end(&one, false);
-	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(a, true));
+	enforce_for_test(test);
+	KUNIT_ASSERT_EQ(test, protect_deny(a), 0);
+	KUNIT_EXPECT_EQ(test, protect_deny(a), 0);
+	KUNIT_ASSERT_EQ(test, protect_deny(b), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&inode->i_writecount), -2);
+	KUNIT_EXPECT_EQ(test, get_write_access(inode), -ETXTBSY);
+	KUNIT_EXPECT_EQ(test, atomic_read(&blob->denials), 2);
+	KUNIT_EXPECT_EQ(test, atomic_read(&blob->holders), 0);
+	KUNIT_EXPECT_FALSE(test, denywrite_inode_protected(inode));
+	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(b));
+	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before + 1);
 	denywrite_file_release(a);
+	denywrite_file_release(b);
+	KUNIT_EXPECT_EQ(test, atomic_read(&inode->i_writecount), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&blob->denials), 0);
 	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before);
+}
+
+/*
+ * A file open for writing refuses a denying hold, and the refusal leaves
+ * nothing: not on i_writecount (the writer's count is as it was), not in
+ * the blob.  A protection that cannot fail holds it with a counted hold.
+ */
+static void refused_denying_hold_leaves_no_trace(struct kunit *test)
+{
+	struct file *a = new_file(test);
+	struct inode *inode = file_inode(a);
+	const struct denywrite_inode *blob = denywrite_inode(inode);
+
+	enforce_for_test(test);
+	KUNIT_ASSERT_EQ(test, get_write_access(inode), 0);
+	KUNIT_EXPECT_EQ(test, protect_deny(a), -ETXTBSY);
+	KUNIT_EXPECT_EQ(test, atomic_read(&inode->i_writecount), 1);
+	KUNIT_EXPECT_EQ(test, atomic_read(&blob->denials), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&blob->claims), 0);
+	KUNIT_EXPECT_EQ(test, blob->slot, 0UL);
+	KUNIT_EXPECT_EQ(test, denywrite_file_protect(a, DENYWRITE_WRITERS_NONE,
+						     DENYWRITE_HOLD_DENY), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&blob->holders), 1);
+	KUNIT_EXPECT_TRUE(test, denywrite_inode_protected(inode));
+	denywrite_file_release(a);
+	put_write_access(inode);
+	KUNIT_EXPECT_EQ(test, atomic_read(&blob->holders), 0);
+}
+
+/*
+ * The switch to audit mode makes denying holds, in a slot and in the
+ * table, counted ones: write access comes back, the hooks count them.
+ */
+static void relax_makes_denying_holds_counted(struct kunit *test)
+{
+	struct file *a = new_file(test), *b = reopen(test, a);
+	struct inode *inode = file_inode(a);
+	const struct denywrite_inode *blob = denywrite_inode(inode);
+
+	enforce_for_test(test);
+	KUNIT_ASSERT_EQ(test, protect_deny(a), 0);
+	KUNIT_ASSERT_EQ(test, protect_deny(b), 0);
+	WRITE_ONCE(denywrite_mode, DENYWRITE_MODE_AUDIT);
+	denywrite_protect_relax();
+	KUNIT_EXPECT_EQ(test, atomic_read(&inode->i_writecount), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&blob->denials), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&blob->holders), 2);
+	/* A protector that read enforce mode before the switch. */
+	KUNIT_EXPECT_EQ(test, protect_deny(a), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&inode->i_writecount), 0);
+	denywrite_file_release(a);
+	denywrite_file_release(b);
+	KUNIT_EXPECT_EQ(test, atomic_read(&blob->holders), 0);
 }
 
 static struct kunit_case denywrite_protect_cases[] = {
@@ -293,7 +354,9 @@ static struct kunit_case denywrite_protect_cases[] = {
 	KUNIT_CASE(sweep_yields_and_goes_on),
 	KUNIT_CASE(truncating_open_refused_while_protector_checks),
 	KUNIT_CASE(full_holders_count_refuses_hold),
-	KUNIT_CASE(pending_hold_goes_with_failed_mapping),
+	KUNIT_CASE(denying_hold_denies_write_access),
+	KUNIT_CASE(refused_denying_hold_leaves_no_trace),
+	KUNIT_CASE(relax_makes_denying_holds_counted),
 	{}
 };
 

@@ -390,7 +390,8 @@ static int query_answer(const struct path *path, char *buf, size_t size)
 {
 	const struct denywrite_policy *policy;
 	struct inode *inode = d_backing_inode(path->dentry);
-	int holders = atomic_read(&denywrite_inode(inode)->holders);
+	const struct denywrite_inode *blob = denywrite_inode(inode);
+	int holders = atomic_read(&blob->holders) + atomic_read(&blob->denials);
 	const struct denywrite_rule *rule;
 	int len, idx;
 	size_t i;

@@ -50,7 +50,8 @@ __setup("denywrite.default=", set_default);
 
 /*
  * No file blob: a file that holds its inode is in the inode's slot or the
- * holds table.  The task blob is the record of the task's mapping under way.
+ * holds table.  The task blob is the ELF interpreter whose hold goes when
+ * exec returns.
  */
 struct lsm_blob_sizes denywrite_blob_sizes __ro_after_init = {
 	.lbs_inode = sizeof(struct denywrite_inode),
@@ -75,6 +76,8 @@ static void __init take_over_exec_denial(void)
 		pr_warn("denywrite.default=none: no rules, writes to running programs are allowed until a policy is loaded\n");
 	if (denywrite_get_mode() == DENYWRITE_MODE_OFF)
 		pr_warn("denywrite.mode=off: writes to running programs are allowed until the mode is audit or enforce\n");
+	if (denywrite_get_mode() == DENYWRITE_MODE_AUDIT)
+		pr_warn("denywrite.mode=audit: writes to running programs are allowed, and logged, until the mode is enforce\n");
 }
 
 /*

@@ -84,13 +84,17 @@ static const struct plain_file noexec_lib = { GUEST_LIB, COV_DIR "/noexec",
 					      MS_NOEXEC };
 
 static const struct cov_case cases[] = {
-	/* 1. overlayfs: protection follows the mapping, on both names. */
+	/* 1. overlayfs: protection follows the mapping, on both names; exec's
+	 * denial holds the merged file only. */
 	{ "overlay_upper_lib_closed_fd", ALL_ROOT, prep_overlay, &upper_lib,
 	  hold_map, &map_close, OVL_DENIED("upper") },
 	{ "overlay_lower_lib_closed_fd", ALL_ROOT, prep_overlay, &lower_lib,
 	  hold_map, &map_close, OVL_DENIED("lower") },
+	/* Exec's denial holds the file exec opened, the merged one, as the
+	 * stock kernel's does: the upper file itself may be written. */
 	{ "overlay_exec_upper_prog", EXEC_ROOT, prep_overlay, &upper_prog,
-	  hold_spawn, &run_target, OVL_DENIED("upper") },
+	  hold_spawn, &run_target,
+	  { DENIED("write_merged", 0), ALLOWED("write_upper", 1) } },
 	{ "overlay_linked_lib_upper", ALL_ROOT, prep_overlay, &upper_lib,
 	  hold_spawn, &dynsleep_ovl, OVL_DENIED("upper") },
 	{ "overlay_dlopen_lib_lower", ALL_ROOT, prep_overlay, &lower_plugin,

@@ -338,8 +338,6 @@ static void make_events(void)
 		}
 	expect_err("write open of the running program",
 		   probe_open(G "/bin/prog", O_WRONLY), ETXTBSY);
-	expect_err("truncate of the running program",
-		   truncate(G "/bin/prog", 0) ? errno : 0, ETXTBSY);
 	writer_fd = open(G "/w", O_WRONLY | O_CLOEXEC);
 	if (writer_fd < 0)
 		{
@@ -377,6 +375,13 @@ static void make_events(void)
 	expect_err("write open of the running program in audit mode",
 		   probe_open(G "/bin/prog", O_WRONLY), 0);
 	expect_err("mode enforce", sfs_put("mode", "enforce"), 0);
+	/*
+	 * The switch to audit made the running program's hold one the hooks
+	 * count: truncate(2) is refused, and counted, by inode_setattr (exec's
+	 * denial would have refused it in the VFS, uncounted).
+	 */
+	expect_err("truncate of the running program",
+		   truncate(G "/bin/prog", 0) ? errno : 0, ETXTBSY);
 	if (start_as_nobody(&own, G "/nobody/prog"))
 		setup_fail("run " G "/nobody/prog as uid %d", NOBODY);
 }

@@ -10,7 +10,7 @@
  * meet fails there.  The counts are STAT lines ("STAT parity
  * <check>.<outcome> N").
  *
- * Usage: parity [--seconds S]   (default 2 per loop workload)
+ * Usage: parity [--seconds S]   (default 3 per loop workload)
  * The program also serves as its own test program: "--exit" exits 0,
  * "--sleep" sleeps until killed, and so does a copy named "interp" (the
  * binfmt_misc interpreter).
@@ -43,7 +43,7 @@
 #define EXEC_FAILED 64
 
 static const char *group = "parity";
-static long seconds = 2;
+static long seconds = 3;
 static int failed;
 
 /* The outcomes a workload counts. */

@@ -208,8 +208,11 @@ static const struct row rows[] = {
 	  case_audit_record, &a_write, ETXTBSY, WRITES(1) },
 	{ "audit_record_of_audited_write_exact_allowed", AUD, EXEC_BIN, NULL,
 	  case_audit_record, &a_write, 0, AUDITED(1) },
-	{ "audit_record_of_refused_truncate_exact_denied", ENF, EXEC_BIN, NULL,
-	  case_audit_record, &a_truncate, ETXTBSY, TRUNCATES(1) },
+	/* truncate(2): exec's denial refuses it in the VFS, unrecorded; the
+	 * hold of an ignore-writers rule is the hooks', which record it. */
+	{ "audit_record_of_refused_truncate_exact_denied", ENF,
+	  "exec,ignore-writers " PRM_BIN, NULL, case_audit_record, &a_truncate,
+	  ETXTBSY, TRUNCATES(1) },
 	{ "audit_record_of_refused_exec_exact_denied", ENF, EXEC_BIN, NULL,
 	  case_audit_record, &a_exec, ETXTBSY, EXECS(1) },
 	{ "audit_record_of_refused_mmap_exact_denied", ENF, LIB_LIB, NULL,
