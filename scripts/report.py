@@ -812,6 +812,15 @@ def check_suite(s, run_id, console, ms=None):
         elif s.qemu_exit not in (None, "0"):
             why += f" (QEMU exited with {s.qemu_exit})"
         s.problem("end", why)
+    elif s.kind == "guest":
+        # A guest that hangs or fails after its END: QEMU's exit tells.
+        if s.qemu_exit is None:
+            s.problem("qemu", "no boot.status: how QEMU ended is unknown")
+        elif s.qemu_exit == "124":
+            s.problem("qemu", "QEMU timed out after the suite's END")
+        elif s.qemu_exit != "0":
+            s.problem("qemu", f"QEMU exited with {s.qemu_exit} after the "
+                              "suite's END")
     logs = []
     if s.kind == "guest":
         logs = check_console(s, console, ms is not None)

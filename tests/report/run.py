@@ -295,6 +295,12 @@ CASES = [
             "SKIP kmemleak_finds_no_leak: no kmemleak")]),
     C("missing_end_marker_fails", "lsm/end: no END line", [
         drop(LSM, "^END lsm")]),
+    C("qemu_timeout_after_end_fails", "lsm/qemu: QEMU timed out after the suite's END", [
+        sub("lsm/boot.status", "^qemu_exit 0$", "qemu_exit 124")]),
+    C("qemu_failure_after_end_fails", "lsm/qemu: QEMU exited with 1 after the suite's END", [
+        sub("lsm/boot.status", "^qemu_exit 0$", "qemu_exit 1")]),
+    C("guest_suite_without_boot_status_fails", "stock/qemu: no boot.status", [
+        remove("stock/boot.status")]),
     C("missing_guest_suite_fails", "stock/ran: no results.log", [
         remove("stock")]),
     C("missing_host_suite_fails", "host/ran: no results.log", [
