@@ -106,6 +106,7 @@ KCSAN_ALLOW = {
         "in 1 of 6 kcsan boots (5 December 2026), in rcu_gp's process_srcu "
         "work during stress's policy swaps",
 }
+KCSAN_LINE = re.compile(r"BUG: KCSAN:")
 KCSAN_TITLE = re.compile(r"BUG: KCSAN: [\w-]+ in (.+?)\s*$")
 KCSAN_END = re.compile(r"^={20,}")
 SYMBOL = re.compile(r"([A-Za-z_][\w.]*)\+0x[0-9a-f]+/0x[0-9a-f]+")
@@ -881,12 +882,17 @@ def check_kmsg(s, console, required):
 
 
 def kcsan_reports(lines, dw_funcs, allow=None):
-    """(title line, excuse or None) for each KCSAN report in lines."""
+    """(title line, excuse or None) for each KCSAN report in lines.  A
+    report whose title is not "<kind> in <functions>" (an ASSERT_EXCLUSIVE
+    report, "assert: race in ...") is never excused."""
     allow = KCSAN_ALLOW if allow is None else allow
     out = []
     for i, line in enumerate(lines):
+        if not KCSAN_LINE.search(line):
+            continue
         m = KCSAN_TITLE.search(line)
         if not m:
+            out.append((line.strip(), None))
             continue
         funcs = sorted(re.sub(r"\+0x[0-9a-f]+/0x[0-9a-f]+", "", f).strip()
                        for f in m.group(1).split(" / "))

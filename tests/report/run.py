@@ -506,6 +506,8 @@ EXTRA_SPLATS = [  # more lines of a kind already covered
      "BUG kmalloc-cg-128 (Tainted: G    B             ): Redzone overwritten"),
     ("kcsan_unknown_origin", "kcsan",
      "BUG: KCSAN: data-race in denywrite_hold+0x12/0x80"),
+    ("kcsan_assert", "kcsan",
+     "BUG: KCSAN: assert: race in hold_take+0x12/0x80 / inode_deny+0x3/0x9"),
 ]
 for kind, _ in report.SPLATS:
     CASES.append(C(f"splat_{kind}_fails", f"lsm/kernel_log_has_no_{kind}:",
