@@ -86,17 +86,18 @@ SUPPRESSED_ALLOW = {
 }
 
 # KCSAN reports on code outside denywrite that the suite provokes: the
-# functions the report's title names (sorted, "a / b" or "a") -> why it
-# is not denywrite's bug.  A report naming a denywrite function anywhere
-# in it is never excused.  README.md, "Tests", says how to add one.
+# functions the report's title names (sorted, "a / b" or "a") -> (frames
+# of which one must be in the report, why it is not denywrite's bug).  A
+# report naming a denywrite function anywhere in it, or one of
+# KCSAN_NEVER, is never excused.  README.md, "Tests", says how to add one.
 KCSAN_ALLOW = {
-    "_copy_to_iter / copy_page_from_iter_atomic":
+    "_copy_to_iter / copy_page_from_iter_atomic": (("vfs_read", "ksys_pread64"),
         "pread() of a tmpfs file racing with a pwrite() of it: the page cache "
         "copies file data without a lock, and a reader may see part of a "
         "write, as POSIX allows unsynchronised I/O to; the data, not a "
         "kernel structure.  stress's writers and readers provoke it "
-        "(seen in 3 of the 6 kcsan boots of 5 December 2026)",
-    "process_scheduled_works":
+        "(seen in 3 of the 6 kcsan boots of 5 December 2026)"),
+    "process_scheduled_works": ((),
         "a race 'at unknown origin' in the workqueue core: a kworker reads "
         "its own task's se.sum_exec_runtime (process_one_work()'s "
         "worker->current_at, inlined; the 8-byte read at task_struct+0xe0, "
@@ -104,8 +105,11 @@ KCSAN_ALLOW = {
         "which KCSAN does not instrument (kernel/sched: KCSAN_SANITIZE := "
         "n), updates it: a statistic, and no denywrite frame.  Seen twice "
         "in 1 of 6 kcsan boots (5 December 2026), in rcu_gp's process_srcu "
-        "work during stress's policy swaps",
+        "work during stress's policy swaps"),
 }
+# Frames that make a KCSAN report denywrite's business whatever its title:
+# exec reading the file it runs, which a write must never race.
+KCSAN_NEVER = {"bprm_execve", "kernel_read", "load_elf_binary"}
 KCSAN_LINE = re.compile(r"BUG: KCSAN:")
 KCSAN_TITLE = re.compile(r"BUG: KCSAN: [\w-]+ in (.+?)\s*$")
 KCSAN_END = re.compile(r"^={20,}")
@@ -902,8 +906,10 @@ def kcsan_reports(lines, dw_funcs, allow=None):
                 break
             block.append(nxt)
         frames = set(funcs) | set(SYMBOL.findall("\n".join(block)))
-        why = allow.get(" / ".join(funcs))
-        if why and frames & dw_funcs:
+        entry = allow.get(" / ".join(funcs))
+        need, why = ((), entry) if isinstance(entry, str) else entry or ((), None)
+        if why and (frames & (dw_funcs | KCSAN_NEVER) or
+                    (need and not frames & set(need))):
             why = None  # denywrite's own code is never excused
         out.append((line.strip(), why))
     return out

@@ -566,6 +566,26 @@ def kcsan_excuses():
     return None if got == want else f"got {got}, expected {want}"
 
 
+def kcsan_copy_excuse_needs_a_read():
+    """The page cache's copy racing a write is excused only with a read
+    side (vfs_read, ksys_pread64) among its frames, and never when exec's
+    reading of a binary is in it: that race is what denywrite prevents."""
+    title = "BUG: KCSAN: data-race in _copy_to_iter / copy_page_from_iter_atomic"
+    end = "=================================================================="
+    pread = [title, "read to 0x1 of 8 bytes by task 2 on cpu 1:",
+             " _copy_to_iter+0x1/0x2", " vfs_read+0x1/0x2",
+             " ksys_pread64+0x1/0x2", end]
+    execread = [title, "read to 0x1 of 8 bytes by task 2 on cpu 1:",
+                " _copy_to_iter+0x1/0x2", " kernel_read+0x1/0x2",
+                " load_elf_binary+0x1/0x2", " bprm_execve+0x1/0x2", end]
+    noread = [title, "read to 0x1 of 8 bytes by task 2 on cpu 1:",
+              " _copy_to_iter+0x1/0x2", " filemap_splice_read+0x1/0x2", end]
+    got = [why is not None for lines in (pread, execread, noread)
+           for _, why in report.kcsan_reports(lines, set())]
+    return None if got == [True, False, False] else \
+        f"excused (pread, exec's read, no read): {got}, expected [True, False, False]"
+
+
 def manifest_lists_host_tests_where_they_are():
     """tests/manifest's host suite: every tests/host/test_*.c is a file
     line, and each check under it is a T(name) of that file."""
@@ -626,6 +646,7 @@ def manifest_is_well_formed():
 
 FUNCTION_CASES = [
     ("kcsan_allow_list_excuses_only_outside_denywrite", kcsan_excuses),
+    ("kcsan_copy_excuse_needs_a_read_never_exec", kcsan_copy_excuse_needs_a_read),
     ("suppressed_allow_list_excuses_only_its_functions", suppressed_excuses),
     ("manifest_is_well_formed", manifest_is_well_formed),
     ("manifest_lists_host_tests_where_they_are", manifest_lists_host_tests_where_they_are),
