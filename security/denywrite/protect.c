@@ -82,9 +82,10 @@
  */
 #define HOLD_TRANSIENT	1
 /*
- * A denying hold: it took one of i_writecount's denials of file_inode(file)
- * and counts in its denials, not in holders.  Cleared, and the hold made a
- * counted one, by the switch to audit mode only (hold_relax()).
+ * A denying hold: it took one of i_writecount's denials of each inode it
+ * holds (see deny_inodes()) and counts in their denials, not in holders.
+ * Cleared, and the hold made a counted one, by the switch to audit mode
+ * only (denywrite_protect_relax()).
  */
 #define HOLD_DENIED	2
 /* The HOLD_* bits, in the low bits of a slot beside the file pointer. */
@@ -469,9 +470,8 @@ static int hold_update(struct file *file, unsigned long *flags,
 	return err;
 }
 
-/* Undo a hold that was not recorded: its kind is in @flags. */
-static void hold_undo(struct file *file, const struct inode *const inodes[2],
-		      unsigned long flags)
+/* Drop a hold of @inodes, whose kind is in @flags. */
+static void hold_undo(const struct inode *const inodes[2], unsigned long flags)
 {
 	if (flags & BIT(HOLD_DENIED))
 		inodes_undeny(inodes);
@@ -496,12 +496,12 @@ static int hold_insert(struct file *file, const struct inode *const inodes[2],
 	hold = kmem_cache_zalloc(hold_cache, GFP_KERNEL);
 	rcu_read_lock();
 	if (!hold) {
-		hold_undo(file, inodes, flags);
+		hold_undo(inodes, flags);
 		return -ENOMEM;
 	}
 	if (!tracking_on()) {
 		kmem_cache_free(hold_cache, hold);
-		hold_undo(file, inodes, flags);
+		hold_undo(inodes, flags);
 		return 0;
 	}
 	hold->file = file;
@@ -513,7 +513,7 @@ static int hold_insert(struct file *file, const struct inode *const inodes[2],
 	if (!old)
 		return 0;
 	kmem_cache_free(hold_cache, hold);
-	hold_undo(file, inodes, flags);
+	hold_undo(inodes, flags);
 	if (IS_ERR(old))
 		return PTR_ERR(old);
 	return hold_update(file, &old->flags, writers, how);
@@ -542,7 +542,7 @@ static int hold_record(struct file *file, const struct inode *const inodes[2],
 		return 0;
 	if (!slot_has(slot, file))
 		return hold_insert(file, inodes, flags, writers, hold);
-	hold_undo(file, inodes, flags);
+	hold_undo(inodes, flags);
 	return hold_update(file, &blob->slot, writers, hold);
 }
 
@@ -713,12 +713,11 @@ bool denywrite_file_transient(struct file *file)
 }
 
 /* Drop the hold of @inode that a slot recorded, with the slot's @flags. */
-static void slot_undo(struct inode *inode, unsigned long flags)
+static void slot_undo(const struct inode *inode, unsigned long flags)
 {
-	if (flags & BIT(HOLD_DENIED))
-		inode_undeny(inode);
-	else
-		inode_unhold(inode);
+	const struct inode *inodes[2] = { inode };
+
+	hold_undo(inodes, flags);
 }
 
 /*
@@ -765,6 +764,23 @@ static noinline void table_drop(struct file *file, bool transient_only)
 	rcu_read_unlock();
 }
 
+/*
+ * Drop @file's holds, in its inode's slot and in the table, or only a
+ * transient one.  Called by the one thread that may still protect @file,
+ * or by none.
+ */
+static void file_drop(struct file *file, bool transient_only)
+{
+	struct denywrite_inode *blob = denywrite_inode(file_inode(file));
+	unsigned long slot = READ_ONCE(blob->slot);
+
+	if (slot_has(slot, file) &&
+	    (!transient_only || (slot & BIT(HOLD_TRANSIENT))))
+		slot_drop(file, blob, slot);
+	if (denywrite_inode_held(file_inode(file)))
+		table_drop(file, transient_only);
+}
+
 /**
  * denywrite_file_drop_transient - drop @file's hold if it is transient
  * @file: a file that exec mapped; the ELF interpreter is protected, as the
@@ -772,13 +788,7 @@ static noinline void table_drop(struct file *file, bool transient_only)
  */
 void denywrite_file_drop_transient(struct file *file)
 {
-	struct denywrite_inode *blob = denywrite_inode(file_inode(file));
-	unsigned long slot = READ_ONCE(blob->slot);
-
-	if (slot_has(slot, file) && (slot & BIT(HOLD_TRANSIENT)))
-		slot_drop(file, blob, slot);
-	if (denywrite_inode_held(file_inode(file)))
-		table_drop(file, true);
+	file_drop(file, true);
 }
 
 /**
@@ -791,13 +801,7 @@ void denywrite_file_drop_transient(struct file *file)
  */
 void denywrite_file_drop(struct file *file)
 {
-	struct denywrite_inode *blob = denywrite_inode(file_inode(file));
-	unsigned long slot = READ_ONCE(blob->slot);
-
-	if (slot_has(slot, file))
-		slot_drop(file, blob, slot);
-	if (denywrite_inode_held(file_inode(file)))
-		table_drop(file, false);
+	file_drop(file, false);
 }
 
 /**
@@ -871,19 +875,13 @@ static noinline void mark_drop(struct file *file)
  */
 void denywrite_file_release(struct file *file)
 {
-	struct denywrite_inode *blob = denywrite_inode(file_inode(file));
-	unsigned long slot = READ_ONCE(blob->slot);
-
 	/*
 	 * The last reference is gone: no other thread can protect @file any
 	 * more.  The slot first, for nearly every held file is there; then
 	 * the table, if the inode is still held.
 	 */
-	if (slot_has(slot, file))
-		slot_drop(file, blob, slot);
-	if (denywrite_inode_held(file_inode(file)))
-		table_drop(file, false);
-	if (atomic_read(&blob->marks))
+	file_drop(file, false);
+	if (atomic_read(&denywrite_inode(file_inode(file))->marks))
 		mark_drop(file);
 }
 
