@@ -62,22 +62,18 @@ static const char *const outcome_names[N_OUTCOMES] = {
 	"open_other",
 };
 
-/* Counts shared with the forked loops. */
+/* Counts shared with the forked loops: one set, mapped once. */
 struct tally {
 	long n[N_OUTCOMES];
 };
 
-static struct tally *shared_tally(void)
-{
-	struct tally *t = mmap(NULL, sizeof(*t), PROT_READ | PROT_WRITE,
-			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+static struct tally *shared;
 
-	if (t == MAP_FAILED) {
-		perror("parity: mmap");
-		exit(1);
-	}
-	memset(t, 0, sizeof(*t));
-	return t;
+/* The counts, zeroed for the next workload. */
+static struct tally *fresh_tally(void)
+{
+	memset(shared, 0, sizeof(*shared));
+	return shared;
 }
 
 static void count(struct tally *t, enum outcome o)
@@ -126,24 +122,29 @@ static void judge(const char *check, const struct tally *t,
 	result(check, why[0] ? why : NULL);
 }
 
-/* fork + execve(path --exit) + wait: the outcome. */
-static enum outcome exec_once(const char *path)
+/* The outcome of a child that runs this program with "--exit". */
+static enum outcome exec_outcome(pid_t pid)
 {
-	char *argv[] = { (char *)path, "--exit", NULL };
 	int st;
-	pid_t pid = fork();
 
-	if (pid < 0)
-		return EXEC_OTHER;
-	if (!pid) {
-		execve(path, argv, (char *[]){ NULL });
-		_exit(EXEC_FAILED + errno);
-	}
-	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+	if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
 		return EXEC_OTHER;
 	if (WEXITSTATUS(st) == 0)
 		return EXEC_OK;
 	return WEXITSTATUS(st) == EXEC_FAILED + ETXTBSY ? EXEC_TXTBSY : EXEC_OTHER;
+}
+
+/* fork + execve(path --exit) + wait: the outcome. */
+static enum outcome exec_once(const char *path)
+{
+	char *argv[] = { (char *)path, "--exit", NULL };
+	pid_t pid = fork();
+
+	if (!pid) {
+		execve(path, argv, (char *[]){ NULL });
+		_exit(EXEC_FAILED + errno);
+	}
+	return exec_outcome(pid);
 }
 
 static enum outcome open_outcome(int fd)
@@ -244,90 +245,83 @@ static int start_runner(struct proc *p, const char *path, char *why,
 	return 0;
 }
 
-/*
- * Writers refused because the program runs leave no trace: stock never
- * lets a refused open raise i_writecount, so every exec of the running
- * program succeeds while they keep trying.
- */
-static void refused_writers_never_fail_execs(const char *check, enum loop writer)
-{
-	static const int want[N_OUTCOMES] = { 1, 0, 0, 0, 1, 0 };
-	const enum loop loops[] = { writer, writer, L_EXEC };
-	struct tally *t = shared_tally();
-	char why[256];
-	struct proc runner;
+/* What keeps the file busy while a workload's loops run. */
+enum busy {
+	B_NONE,
+	B_RUNNER,	/* it runs (PROG --sleep) */
+	B_WRITER,	/* it is open for writing */
+};
 
-	if (fresh_prog(PROG, why, sizeof(why)) ||
-	    start_runner(&runner, PROG, why, sizeof(why))) {
-		result(check, why);
+/*
+ * A workload of three loops on one file, and the outcomes the stock
+ * kernel gives: each must occur (1), must not (0), or does not matter (-1).
+ */
+struct workload {
+	const char *check;
+	enum loop loops[3];
+	enum busy busy;
+	const char *path;	/* PROG (a fresh copy of this program), or DATA */
+	int want[N_OUTCOMES];	/* exec ok, etxtbsy, other; open ok, etxtbsy, other */
+};
+
+#define DATA DIR "/data"
+
+static const struct workload workloads[] = {
+	/*
+	 * Writers refused because the program runs leave no trace: stock
+	 * never lets a refused open raise i_writecount, so every exec of the
+	 * running program succeeds while they keep trying; also with mold's
+	 * probe of its output, open(O_RDWR | O_CREAT).
+	 */
+	{ "refused_writers_never_fail_execs", { L_OPEN_W, L_OPEN_W, L_EXEC },
+	  B_RUNNER, PROG, { 1, 0, 0, 0, 1, 0 } },
+	{ "mold_probe_loop_never_fails_execs", { L_PROBE, L_PROBE, L_EXEC },
+	  B_RUNNER, PROG, { 1, 0, 0, 0, 1, 0 } },
+	/*
+	 * Execs refused because the file is open for writing leave no trace:
+	 * every new writer of the file succeeds while they keep trying.
+	 */
+	{ "refused_execs_never_fail_writers", { L_EXEC, L_EXEC, L_OPEN_W },
+	  B_WRITER, PROG, { 0, 1, 0, 1, 0, 0 } },
+	/* Execs of one file that nobody writes all succeed, however they overlap. */
+	{ "concurrent_execs_all_succeed", { L_EXEC, L_EXEC, L_EXEC },
+	  B_NONE, PROG, { 1, 0, 0, 0, 0, 0 } },
+	/*
+	 * Executable mappings of a file that is not executed deny nothing on
+	 * stock (MAP_DENYWRITE is gone): writers and mappings all succeed.
+	 */
+	{ "exec_mappings_and_writers_all_succeed",
+	  { L_MAP_EXEC, L_MAP_EXEC, L_OPEN_W }, B_NONE, DATA,
+	  { 0, 0, 0, 1, 0, 0 } },
+};
+
+#define N_WORKLOADS (sizeof(workloads) / sizeof(workloads[0]))
+
+static void run_workload(const struct workload *w)
+{
+	struct proc runner = { .pid = -1, .ready = -1, .out = -1 };
+	char why[256] = "";
+	int fd = -1;
+
+	if (!strcmp(w->path, DATA) ? make_blob(DATA, 8192) :
+	    copy_fresh("/proc/self/exe", PROG, 0755))
+		snprintf(why, sizeof(why), "create %s: %s", w->path,
+			 errtxt(errno));
+	else if (w->busy == B_RUNNER)
+		start_runner(&runner, w->path, why, sizeof(why));
+	else if (w->busy == B_WRITER &&
+		 (fd = open(w->path, O_WRONLY | O_CLOEXEC)) < 0)
+		snprintf(why, sizeof(why), "open %s: %s", w->path,
+			 errtxt(errno));
+	if (why[0]) {
+		result(w->check, why);
 		return;
 	}
-	run_loops(loops, 3, PROG, t);
+	run_loops(w->loops, 3, w->path, fresh_tally());
 	proc_kill(&runner);
-	judge(check, t, want);
-}
-
-/*
- * Execs refused because the file is open for writing leave no trace:
- * every new writer of the file succeeds while they keep trying.
- */
-static void refused_execs_never_fail_writers(const char *check)
-{
-	static const int want[N_OUTCOMES] = { 0, 1, 0, 1, 0, 0 };
-	const enum loop loops[] = { L_EXEC, L_EXEC, L_OPEN_W };
-	struct tally *t = shared_tally();
-	char why[256];
-	int fd;
-
-	if (fresh_prog(PROG, why, sizeof(why))) {
-		result(check, why);
-		return;
-	}
-	fd = open(PROG, O_WRONLY | O_CLOEXEC);
-	if (fd < 0) {
-		snprintf(why, sizeof(why), "open %s: %s", PROG, errtxt(errno));
-		result(check, why);
-		return;
-	}
-	run_loops(loops, 3, PROG, t);
-	close(fd);
-	judge(check, t, want);
-}
-
-/* Execs of one file that nobody writes all succeed, however they overlap. */
-static void concurrent_execs_all_succeed(const char *check)
-{
-	static const int want[N_OUTCOMES] = { 1, 0, 0, 0, 0, 0 };
-	const enum loop loops[] = { L_EXEC, L_EXEC, L_EXEC };
-	struct tally *t = shared_tally();
-	char why[256];
-
-	if (fresh_prog(PROG, why, sizeof(why))) {
-		result(check, why);
-		return;
-	}
-	run_loops(loops, 3, PROG, t);
-	judge(check, t, want);
-}
-
-/*
- * Executable mappings of a file that is not executed deny nothing on
- * stock (MAP_DENYWRITE is gone): writers and mappings all succeed.
- */
-static void exec_mappings_and_writers_all_succeed(const char *check)
-{
-	static const int want[N_OUTCOMES] = { 0, 0, 0, 1, 0, 0 };
-	const enum loop loops[] = { L_MAP_EXEC, L_MAP_EXEC, L_OPEN_W };
-	struct tally *t = shared_tally();
-	char why[256];
-
-	if (make_blob(DIR "/data", 8192)) {
-		snprintf(why, sizeof(why), "create %s/data: %s", DIR, errtxt(errno));
-		result(check, why);
-		return;
-	}
-	run_loops(loops, 3, DIR "/data", t);
-	judge(check, t, want);
+	if (fd >= 0)
+		close(fd);
+	judge(w->check, shared, w->want);
 }
 
 /* One outcome check: @got is the errno of the operation (0: success). */
@@ -368,6 +362,7 @@ static const char *const overlay_checks[] = {
 	"overlay_sibling_copy_up_write_allowed",
 	"overlay_lower_file_write_allowed",
 };
+#define N_OVERLAY_CHECKS (sizeof(overlay_checks) / sizeof(overlay_checks[0]))
 
 static int mount_overlay(const char *name)
 {
@@ -382,71 +377,71 @@ static int mount_overlay(const char *name)
 	return mount("overlay", dir, "overlay", 0, opts);
 }
 
-static void overlay_siblings(void)
-{
-	char why[256] = "";
-	struct proc runner = { .pid = -1, .ready = -1, .out = -1 };
-	size_t n = sizeof(overlay_checks) / sizeof(overlay_checks[0]);
-	pid_t pid;
-	int st, pipefd[2], errs[3];
+/* What the overlay child reports: the three errnos, or why it could not. */
+struct overlay_msg {
+	int errs[N_OVERLAY_CHECKS];
+	char why[200];
+};
 
-	/* A child in a mount namespace of its own sends the three errnos. */
-	if (pipe(pipefd)) {
-		for (size_t i = 0; i < n; i++)
-			result(overlay_checks[i], "pipe failed");
+/* In a mount namespace of its own: set up, start, probe; fill @m. */
+static void overlay_probe(struct overlay_msg *m)
+{
+	struct proc runner;
+
+	if (unshare(CLONE_NEWNS) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mkdir_p(OVL, 0755) < 0 ||
+	    mount("parity", OVL, "tmpfs", 0, NULL) ||
+	    mkdir(OVL "/lower", 0755) || mkdir(OVL "/up-a", 0755) ||
+	    mkdir(OVL "/work-a", 0755) || mkdir(OVL "/up-b", 0755) ||
+	    mkdir(OVL "/work-b", 0755) ||
+	    copy_fresh("/proc/self/exe", OVL "/lower/prog", 0755) ||
+	    mount_overlay("a") || mount_overlay("b")) {
+		snprintf(m->why, sizeof(m->why), "set-up: %s", errtxt(errno));
 		return;
 	}
-	pid = fork();
-	if (!pid) {
-		close(pipefd[0]);
-		errs[0] = errs[1] = errs[2] = -1;
-		if (unshare(CLONE_NEWNS) ||
-		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
-		    mkdir_p(OVL, 0755) < 0 ||
-		    mount("parity", OVL, "tmpfs", 0, NULL) ||
-		    mkdir(OVL "/lower", 0755) || mkdir(OVL "/up-a", 0755) ||
-		    mkdir(OVL "/work-a", 0755) || mkdir(OVL "/up-b", 0755) ||
-		    mkdir(OVL "/work-b", 0755) ||
-		    copy_fresh("/proc/self/exe", OVL "/lower/prog", 0755) ||
-		    mount_overlay("a") || mount_overlay("b") ||
-		    start_runner(&runner, OVL "/a/prog", why, sizeof(why))) {
-			if (!why[0])
-				snprintf(why, sizeof(why), "set-up: %s",
-					 errtxt(errno));
-			dprintf(pipefd[1], "%s", why);
-			_exit(1);
-		}
-		errs[0] = open_errno(OVL "/a/prog", O_WRONLY);
-		errs[1] = open_errno(OVL "/b/prog", O_WRONLY | O_TRUNC);
-		errs[2] = open_errno(OVL "/lower/prog", O_WRONLY);
-		proc_kill(&runner);
-		send_ints(pipefd[1], errs, 3);
-		_exit(0);
-	}
-	close(pipefd[1]);
-	memset(why, 0, sizeof(why));
-	{
-		ssize_t got = read_timeout(pipefd[0], why, sizeof(why) - 1,
-					   3 * WAIT_MS);
+	if (start_runner(&runner, OVL "/a/prog", m->why, sizeof(m->why)))
+		return;
+	m->errs[0] = open_errno(OVL "/a/prog", O_WRONLY);
+	m->errs[1] = open_errno(OVL "/b/prog", O_WRONLY | O_TRUNC);
+	m->errs[2] = open_errno(OVL "/lower/prog", O_WRONLY);
+	proc_kill(&runner);
+}
 
-		if (pid > 0)
-			waitpid(pid, &st, 0);
-		if (pid < 0 || got != (ssize_t)sizeof(errs) || !WIFEXITED(st) ||
-		    WEXITSTATUS(st)) {
-			if (got < 0 || pid < 0)
-				snprintf(why, sizeof(why), "the child failed");
-			for (size_t i = 0; i < n; i++)
-				result(overlay_checks[i], why);
+static void overlay_siblings(void)
+{
+	struct overlay_msg m = { .why = "" };
+	int pipefd[2], st = -1;
+	pid_t pid = -1;
+
+	if (pipe(pipefd) == 0) {
+		pid = fork();
+		if (!pid) {
 			close(pipefd[0]);
-			return;
+			overlay_probe(&m);
+			_exit(write(pipefd[1], &m, sizeof(m)) == sizeof(m) ? 0 : 1);
 		}
-		memcpy(errs, why, sizeof(errs));
+		close(pipefd[1]);
+		if (pid > 0 && read_timeout(pipefd[0], &m, sizeof(m), 3 * WAIT_MS) !=
+		    (ssize_t)sizeof(m))
+			snprintf(m.why, sizeof(m.why), "no answer from the child");
+		close(pipefd[0]);
 	}
-	close(pipefd[0]);
-	expect_errno(overlay_checks[0], errs[0], ETXTBSY, "open(a/prog, O_WRONLY)");
-	expect_errno(overlay_checks[1], errs[1], 0,
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	if (pid < 0)
+		snprintf(m.why, sizeof(m.why), "pipe or fork: %s", errtxt(errno));
+	else if (!m.why[0] && (!WIFEXITED(st) || WEXITSTATUS(st)))
+		snprintf(m.why, sizeof(m.why), "the child failed");
+	if (m.why[0]) {
+		for (size_t i = 0; i < N_OVERLAY_CHECKS; i++)
+			result(overlay_checks[i], m.why);
+		return;
+	}
+	expect_errno(overlay_checks[0], m.errs[0], ETXTBSY, "open(a/prog, O_WRONLY)");
+	expect_errno(overlay_checks[1], m.errs[1], 0,
 		     "open(b/prog, O_WRONLY|O_TRUNC)");
-	expect_errno(overlay_checks[2], errs[2], 0, "open(lower/prog, O_WRONLY)");
+	expect_errno(overlay_checks[2], m.errs[2], 0, "open(lower/prog, O_WRONLY)");
 }
 
 /*
@@ -457,7 +452,7 @@ static void overlay_siblings(void)
 static void memfd_mapped_shared_fexecve_allowed(const char *check)
 {
 	char buf[65536], why[256] = "";
-	struct tally *t = shared_tally();
+	struct tally *t = fresh_tally();
 	static const int want[N_OUTCOMES] = { 1, 0, 0, -1, -1, -1 };
 	int in = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 	int fd = memfd_create("parity", 0);
@@ -491,19 +486,12 @@ static void memfd_mapped_shared_fexecve_allowed(const char *check)
 	for (int i = 0; i < 20; i++) {
 		char *argv[] = { "parity", "--exit", NULL };
 		pid_t pid = fork();
-		int st;
 
 		if (!pid) {
 			fexecve(fd, argv, (char *[]){ NULL });
 			_exit(EXEC_FAILED + errno);
 		}
-		if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
-			count(t, EXEC_OTHER);
-		else if (!WEXITSTATUS(st))
-			count(t, EXEC_OK);
-		else
-			count(t, WEXITSTATUS(st) == EXEC_FAILED + ETXTBSY ?
-				 EXEC_TXTBSY : EXEC_OTHER);
+		count(t, exec_outcome(pid));
 	}
 	munmap(map, size);
 	close(fd);
@@ -566,18 +554,6 @@ static void binfmt_misc_open_binary_writable(const char *check)
 	expect_errno(check, err, 0, "open(binary, O_WRONLY) while it runs");
 }
 
-static const char *const checks[] = {
-	"refused_writers_never_fail_execs",
-	"mold_probe_loop_never_fails_execs",
-	"refused_execs_never_fail_writers",
-	"concurrent_execs_all_succeed",
-	"exec_mappings_and_writers_all_succeed",
-	"overlay_running_path_write_denied",
-	"overlay_sibling_copy_up_write_allowed",
-	"overlay_lower_file_write_allowed",
-	"memfd_mapped_shared_fexecve_allowed",
-	"binfmt_misc_open_binary_writable_while_interpreter_runs",
-};
 
 /* The test program's own roles. */
 static int serve(int argc, char **argv)
@@ -620,15 +596,19 @@ int main(int argc, char **argv)
 		perror("parity: " DIR);
 		return 1;
 	}
-	printf("PLAN %s %zu\n", group, sizeof(checks) / sizeof(checks[0]));
-	refused_writers_never_fail_execs(checks[0], L_OPEN_W);
-	refused_writers_never_fail_execs(checks[1], L_PROBE);
-	refused_execs_never_fail_writers(checks[2]);
-	concurrent_execs_all_succeed(checks[3]);
-	exec_mappings_and_writers_all_succeed(checks[4]);
+	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shared == MAP_FAILED) {
+		perror("parity: mmap");
+		return 1;
+	}
+	printf("PLAN %s %zu\n", group, N_WORKLOADS + N_OVERLAY_CHECKS + 2);
+	for (size_t i = 0; i < N_WORKLOADS; i++)
+		run_workload(&workloads[i]);
 	overlay_siblings();
-	memfd_mapped_shared_fexecve_allowed(checks[8]);
-	binfmt_misc_open_binary_writable(checks[9]);
+	memfd_mapped_shared_fexecve_allowed("memfd_mapped_shared_fexecve_allowed");
+	binfmt_misc_open_binary_writable(
+		"binfmt_misc_open_binary_writable_while_interpreter_runs");
 	reap_all(WAIT_MS);
 	rm_rf(DIR);
 	return failed ? 1 : 0;
