@@ -13,12 +13,13 @@
 set -eu
 [ $# -gt 0 ] || set -- build
 pkgs="gcc make libc6-dev libcap-dev"
+check="zsh fish bash-completion git"
 for set in "$@"; do
 	case $set in
 	build) ;;
-	check) pkgs="$pkgs zsh fish bash-completion git" ;;
+	check) pkgs="$pkgs $check" ;;
 	analyze) pkgs="$pkgs cppcheck groff" ;;
-	deb) pkgs="$pkgs zsh fish bash-completion git dpkg-dev debhelper fakeroot lintian" ;;
+	deb) pkgs="$pkgs $check dpkg-dev debhelper fakeroot lintian" ;;
 	*)
 		echo "usage: $0 [build|check|analyze|deb]..." >&2
 		exit 2
