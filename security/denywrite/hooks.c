@@ -60,6 +60,7 @@
 #define pr_fmt(fmt) "denywrite: " fmt
 
 #include <linux/binfmts.h>
+#include <linux/blkdev.h>
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/lsm_hooks.h>
@@ -218,15 +219,18 @@ static int hook_mmap_file(struct file *file, unsigned long reqprot,
 		denywrite_exec_mapping(file);
 		return 0;
 	}
-	/* A shared writable mapping is a writer that cannot be stopped later. */
-	if ((prot & PROT_WRITE) && (flags & MAP_TYPE) != MAP_PRIVATE) {
-		err = check_writer(file);
+	if (prot & PROT_EXEC) {
+		err = denywrite_protect_mapping(file);
 		if (err)
 			return err;
 	}
-	if (!(prot & PROT_EXEC))
-		return 0;
-	return denywrite_protect_mapping(file);
+	/*
+	 * A shared writable mapping is a writer that cannot be stopped later;
+	 * tested after the protection, which an executable one takes itself.
+	 */
+	if ((prot & PROT_WRITE) && (flags & MAP_TYPE) != MAP_PRIVATE)
+		return check_writer(file);
+	return 0;
 }
 
 static int hook_mmap_backing_file(struct vm_area_struct *vma,
@@ -261,15 +265,16 @@ static int hook_file_mprotect(struct vm_area_struct *vma,
 		denywrite_shared_write(file);
 	if (denywrite_is_off())
 		return 0;
-	if ((prot & PROT_WRITE) &&
-	    (vma->vm_flags & (VM_SHARED | VM_WRITE)) == VM_SHARED) {
-		err = check_writer(file);
+	if ((prot & PROT_EXEC) && !(vma->vm_flags & VM_EXEC)) {
+		err = denywrite_protect_mapping(file);
 		if (err)
 			return err;
 	}
-	if (!(prot & PROT_EXEC) || (vma->vm_flags & VM_EXEC))
-		return 0;
-	return denywrite_protect_mapping(file);
+	/* As in mmap_file: a shared mapping made writable, after that. */
+	if ((prot & PROT_WRITE) &&
+	    (vma->vm_flags & (VM_SHARED | VM_WRITE)) == VM_SHARED)
+		return check_writer(file);
+	return 0;
 }
 
 static int hook_file_permission(struct file *file, int mask)
@@ -309,7 +314,7 @@ static int check_writer_fd(unsigned int fd)
 	return err;
 }
 
-/* The descriptor at @offset of the ioctl's argument, as a u32. */
+/* The descriptor at @offset of the ioctl's argument, a u32. */
 static int check_arg_fd(unsigned long arg, size_t offset)
 {
 	u32 fd;
@@ -319,13 +324,64 @@ static int check_arg_fd(unsigned long arg, size_t offset)
 	return check_writer_fd(fd);
 }
 
-/* XFS_IOC_SWAPEXT, from fs/xfs/libxfs/xfs_fs.h: its type and number. */
-#define XFS_IOC_SWAPEXT_TYPE	'X'
-#define XFS_IOC_SWAPEXT_NR	109
+/*
+ * The descriptor at @offset of the ioctl's argument, an s64 that the
+ * filesystem truncates to an int (xfs_ioc_swapext()): read whole, so that
+ * the half taken does not depend on the byte order.
+ */
+static int check_arg_fd64(unsigned long arg, size_t offset)
+{
+	s64 fd;
+
+	if (get_user(fd, (s64 __user *)(arg + offset)))
+		return 0;
+	return check_writer_fd((int)fd);
+}
 
 /*
- * The ioctls that swap or move a file's blocks, on the filesystems that
- * have them: the file of the ioctl and the other one are both changed.
+ * The private ioctls of f2fs and XFS, by type and number, so that the
+ * 32-bit ones (another size, so another command) are matched too: from
+ * include/uapi/linux/f2fs.h and fs/xfs/libxfs/xfs_fs.h.
+ */
+#define F2FS_IOC_NR_START_ATOMIC_WRITE		1
+#define F2FS_IOC_NR_COMMIT_ATOMIC_WRITE		2
+#define F2FS_IOC_NR_MOVE_RANGE			9
+#define F2FS_IOC_NR_START_ATOMIC_REPLACE	25
+#define XFS_IOC_TYPE				'X'
+#define XFS_IOC_NR_SWAPEXT			109
+
+/*
+ * f2fs: MOVE_RANGE moves blocks between the file of the ioctl and the one
+ * of dst_fd (at offset 0 in the native and the 32-bit argument alike); an
+ * atomic write replaces the file's contents at its commit (with
+ * START_ATOMIC_REPLACE, by nothing: a truncation), whatever the writes
+ * between were checked against, so its start and its commit are writes.
+ */
+static int check_f2fs_ioctl(struct file *file, unsigned int cmd,
+			    unsigned long arg)
+{
+	int err;
+
+	if (_IOC_TYPE(cmd) != F2FS_IOCTL_MAGIC)
+		return 0;
+	switch (_IOC_NR(cmd)) {
+	case F2FS_IOC_NR_MOVE_RANGE:
+		err = check_writer(file);
+		return err ?: check_arg_fd(arg, offsetof(struct f2fs_move_range,
+							 dst_fd));
+	case F2FS_IOC_NR_START_ATOMIC_WRITE:
+	case F2FS_IOC_NR_COMMIT_ATOMIC_WRITE:
+	case F2FS_IOC_NR_START_ATOMIC_REPLACE:
+		return check_writer(file);
+	}
+	return 0;
+}
+
+/*
+ * The ioctls that swap or move a file's blocks, or replace its contents,
+ * on the filesystems that have them, and that no write hook sees: the file
+ * of the ioctl and the other one are both changed.  XFS_IOC_EXCHANGE_RANGE
+ * and FICLONE pass remap_verify_area(), so file_permission.
  */
 static int check_block_ioctl(struct file *file, unsigned int cmd,
 			     unsigned long arg)
@@ -340,18 +396,27 @@ static int check_block_ioctl(struct file *file, unsigned int cmd,
 		return err ?: check_arg_fd(arg, offsetof(struct move_extent,
 							 donor_fd));
 	}
-	if (magic == F2FS_SUPER_MAGIC && cmd == F2FS_IOC_MOVE_RANGE) {
-		err = check_writer(file);
-		return err ?: check_arg_fd(arg, offsetof(struct f2fs_move_range,
-							 dst_fd));
-	}
+	if (magic == F2FS_SUPER_MAGIC)
+		return check_f2fs_ioctl(file, cmd, arg);
 	/* struct xfs_swapext: s64 sx_version, sx_fdtarget, sx_fdtmp. */
-	if (magic == XFS_SUPER_MAGIC && _IOC_TYPE(cmd) == XFS_IOC_SWAPEXT_TYPE &&
-	    _IOC_NR(cmd) == XFS_IOC_SWAPEXT_NR) {
-		err = check_arg_fd(arg, sizeof(s64));
-		return err ?: check_arg_fd(arg, 2 * sizeof(s64));
+	if (magic == XFS_SUPER_MAGIC && _IOC_TYPE(cmd) == XFS_IOC_TYPE &&
+	    _IOC_NR(cmd) == XFS_IOC_NR_SWAPEXT) {
+		err = check_arg_fd64(arg, sizeof(s64));
+		return err ?: check_arg_fd64(arg, 2 * sizeof(s64));
 	}
 	return 0;
+}
+
+/*
+ * Is @file a loop device, or a partition of one?  The node's own major is
+ * the partition's (BLOCK_EXT_MAJOR, or LOOP_MAJOR with loop.max_part), and
+ * the driver's ioctls reach the whole device from either.
+ */
+static bool is_loop_device(struct file *file)
+{
+	if (!IS_ENABLED(CONFIG_BLOCK) || !S_ISBLK(file_inode(file)->i_mode))
+		return false;
+	return file_bdev(file)->bd_disk->major == LOOP_MAJOR;
 }
 
 /*
@@ -361,11 +426,9 @@ static int check_block_ioctl(struct file *file, unsigned int cmd,
 static int check_loop_ioctl(struct file *file, unsigned int cmd,
 			    unsigned long arg)
 {
-	const struct inode *inode = file_inode(file);
 	struct loop_config config;
 
-	if (!S_ISBLK(inode->i_mode) || imajor(inode) != LOOP_MAJOR ||
-	    !(file->f_mode & FMODE_WRITE))
+	if (!(file->f_mode & FMODE_WRITE) || !is_loop_device(file))
 		return 0;
 	switch (cmd) {
 	case LOOP_SET_FD:
