@@ -8,7 +8,9 @@
  * minute, the first after a gap saying how many were left out
  * (suppressed=N); and at most LOG_BURST in any LOG_BURST_INTERVAL for all
  * files and users together, so that a user cycling through many files
- * cannot flood the log either.  Under auditd's "-f 2" a flood of records
+ * cannot flood the log either.  Of those, the users of one bucket of a
+ * table hashed by user may take LOG_USER_BURST, half: one user's flood
+ * leaves the other users' records room.  Under auditd's "-f 2" a flood of records
  * could panic the machine; a few a minute per file and user cannot.  A
  * change of the mode or of the policy starts the limits afresh, for what
  * is refused then is news.  The counters count every operation.
@@ -89,6 +91,9 @@ long denywrite_audited(void)
 /* Refusal records of all files and users: LOG_BURST a LOG_BURST_INTERVAL. */
 #define LOG_BURST		100
 #define LOG_BURST_INTERVAL	(10 * HZ)
+/* The share of LOG_BURST of the users hashed to one bucket. */
+#define LOG_USER_BURST		(LOG_BURST / 2)
+#define LOG_USER_BITS		6
 #define LOG_SLOTS_BITS		8
 
 /*
@@ -110,6 +115,7 @@ static DEFINE_SPINLOCK(log_lock);
 static struct log_slot log_slots[1 << LOG_SLOTS_BITS];
 static unsigned long burst_start;
 static unsigned int burst_count;
+static unsigned int user_burst[1 << LOG_USER_BITS];
 
 /*
  * May a record of a refusal of @inode to the current user go now?  If so,
@@ -122,6 +128,8 @@ static bool log_allowed(const struct inode *inode, unsigned int *suppressed)
 	unsigned long key = (unsigned long)inode->i_sb ^ inode->i_ino ^
 			    inode->i_generation ^ __kuid_val(uid);
 	struct log_slot *slot = &log_slots[hash_long(key, LOG_SLOTS_BITS)];
+	unsigned int *user = &user_burst[hash_32(__kuid_val(uid),
+						 LOG_USER_BITS)];
 	unsigned long now = jiffies;
 	bool allowed;
 
@@ -142,13 +150,16 @@ static bool log_allowed(const struct inode *inode, unsigned int *suppressed)
 	if (time_after_eq(now, burst_start + LOG_BURST_INTERVAL)) {
 		burst_start = now;
 		burst_count = 0;
+		memset(user_burst, 0, sizeof(user_burst));
 	}
-	allowed = slot->count < LOG_PER_FILE && burst_count < LOG_BURST;
+	allowed = slot->count < LOG_PER_FILE && burst_count < LOG_BURST &&
+		  *user < LOG_USER_BURST;
 	if (allowed) {
 		*suppressed = slot->suppressed;
 		slot->suppressed = 0;
 		slot->count++;
 		burst_count++;
+		(*user)++;
 	} else {
 		slot->suppressed++;
 	}
@@ -229,6 +240,7 @@ void denywrite_log_reset(void)
 {
 	spin_lock(&log_lock);
 	memset(log_slots, 0, sizeof(log_slots));
+	memset(user_burst, 0, sizeof(user_burst));
 	burst_count = 0;
 	spin_unlock(&log_lock);
 }

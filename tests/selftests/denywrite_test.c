@@ -22,6 +22,7 @@
 #include <sys/fanotify.h>
 #include <sys/ioctl.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/uio.h>
 #include <sys/xattr.h>
 
@@ -777,14 +778,13 @@ static int open_for_writing_loop(void *arg)
 	return refused;
 }
 
-/* The denywrite records about @path in the kernel log from @fd on. */
-static int count_records(int fd, const char *path)
+/* The denywrite write records with @want in the kernel log from @fd on. */
+static int count_records(int fd, const char *want)
 {
-	char rec[8192], want[128];
+	char rec[8192];
 	int n = 0, quiet = 0;
 	ssize_t len;
 
-	snprintf(want, sizeof(want), "path=\"%s\"", path);
 	/* kauditd prints the records a moment later: wait for a quiet second. */
 	while (quiet < 10) {
 		len = read(fd, rec, sizeof(rec) - 1);
@@ -833,7 +833,7 @@ TEST_F(dw, refusal_records_limited_per_file_and_user)
 	EXPECT_EQ(tries, c.result);
 	child_stop(&c);
 	EXPECT_EQ(before + tries, stat_value("denied_write"));
-	records = count_records(klog, PROG);
+	records = count_records(klog, "path=\"" PROG "\"");
 	EXPECT_LE(1, records);
 	EXPECT_GE(5, records);
 	TH_LOG("%d refusals, %d records", tries, records);
@@ -842,6 +842,85 @@ TEST_F(dw, refusal_records_limited_per_file_and_user)
 	close(rl);
 	close(klog);
 	proc_stop(&p);
+}
+
+#define FLOOD_FILES 21
+
+/* Refuse each of the FLOOD_FILES files DIR_/fN five times, one a moment. */
+static int flood_records(void *arg)
+{
+	char path[64];
+	int i, k, refused = 0;
+
+	for (i = 0; i < FLOOD_FILES; i++) {
+		snprintf(path, sizeof(path), DIR_ "/f%d", i);
+		for (k = 0; k < 5; k++)
+			refused += open_err(path, O_WRONLY) == ETXTBSY;
+		/* Let kauditd print them: its backlog is 64 records. */
+		usleep(50000);
+	}
+	return refused;
+}
+
+/* One refusal, from a process named dwvictim. */
+static int victim_refused(void *arg)
+{
+	prctl(PR_SET_NAME, "dwvictim");
+	return open_err(DIR_ "/f0", O_WRONLY);
+}
+
+/*
+ * One user refused 105 times over 21 files in a second, five records a
+ * file: it may take half of the 100 records of ten seconds, and another
+ * user's refusal right after is logged.
+ */
+TEST_F(dw, refusal_record_of_other_user_logged_after_one_users_flood)
+{
+	void *map[FLOOD_FILES];
+	char path[64], old_rl[16] = "5";
+	struct child c, v;
+	int i, fd, klog, rl;
+
+	ASSERT_EQ(0, policy_set("enforce", "lib " DIR_));
+	for (i = 0; i < FLOOD_FILES; i++) {
+		snprintf(path, sizeof(path), DIR_ "/f%d", i);
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+		ASSERT_LE(0, fd);
+		ASSERT_EQ(0, fchmod(fd, 0666));
+		ASSERT_EQ(0, ftruncate(fd, 4096));
+		close(fd);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		ASSERT_LE(0, fd);
+		map[i] = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE,
+			      fd, 0);
+		ASSERT_NE(MAP_FAILED, map[i]);
+		close(fd);
+	}
+	klog = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	ASSERT_LE(0, klog);
+	ASSERT_LE(0, lseek(klog, 0, SEEK_END));
+	rl = open("/proc/sys/kernel/printk_ratelimit", O_RDWR | O_CLOEXEC);
+	ASSERT_LE(0, rl);
+	ASSERT_LT(0, read(rl, old_rl, sizeof(old_rl) - 1));
+	ASSERT_EQ(1, pwrite(rl, "0", 1, 0));
+	/* The limits start afresh. */
+	ASSERT_EQ(0, policy_set("enforce", "lib " DIR_));
+
+	c = child_as(NOBODY, flood_records, NULL);
+	EXPECT_LT(0, c.pid);
+	EXPECT_EQ(FLOOD_FILES * 5, c.result);
+	child_stop(&c);
+	v = child_as(NOBODY - 1, victim_refused, NULL);
+	EXPECT_LT(0, v.pid);
+	EXPECT_EQ(ETXTBSY, v.result);
+	child_stop(&v);
+	EXPECT_EQ(1, count_records(klog, "comm=\"dwvictim\""));
+
+	pwrite(rl, old_rl, strlen(old_rl), 0);
+	close(rl);
+	close(klog);
+	for (i = 0; i < FLOOD_FILES; i++)
+		munmap(map[i], 4096);
 }
 
 struct query_args {
