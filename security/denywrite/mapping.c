@@ -6,7 +6,9 @@
  * to the file, and MAP_DENYWRITE was taken away from userspace because it
  * let any reader block in-place writes.  So a mapping holds a file only if
  * the mapper owns it, or if its owner is root (of the mapper's user
- * namespace or one above) and nobody else may write it.
+ * namespace or one above) and nobody else may write it.  Whether anyone
+ * else may is read in the mode bits, and only on the filesystems where
+ * they decide it (see denywrite_mode_decides_writes()).
  *
  * The hooks run before the kernel checks the mapping's arguments, and a
  * later LSM or do_mmap() may still refuse it.  The hook refuses to hold
@@ -18,8 +20,10 @@
  * appraisal) does too (the admin guide's limits).
  */
 
+#include <kunit/visibility.h>
 #include <linux/cred.h>
 #include <linux/fs.h>
+#include <linux/magic.h>
 #include <linux/mm.h>
 #include <linux/mnt_idmapping.h>
 #include <linux/rcupdate.h>
@@ -32,6 +36,53 @@
 #include "mapping.h"
 #include "policy.h"
 #include "protect.h"
+
+/**
+ * denywrite_mode_decides_writes - do @inode's mode bits decide its writers?
+ * @inode: the inode of a file being mapped executable
+ *
+ * They do where the kernel checks them itself: generic_permission(), and
+ * the local filesystems whose ->permission adds a check of their own to it
+ * (btrfs, nilfs2, reiserfs).  On a stacked one (overlayfs, ecryptfs) and
+ * where a server or another node decides (FUSE, NFS, SMB, 9p, Ceph, AFS,
+ * Coda, OrangeFS, GFS2, OCFS2), other users may write a file whose mode
+ * says only root may: the caller asks again of the real inode.
+ *
+ * Return: true if the mode bits and POSIX ACLs decide who may write @inode.
+ */
+VISIBLE_IF_KUNIT bool denywrite_mode_decides_writes(const struct inode *inode)
+{
+	if (!inode->i_op->permission ||
+	    inode->i_op->permission == generic_permission)
+		return true;
+	switch (inode->i_sb->s_magic) {
+	case BTRFS_SUPER_MAGIC:
+	case NILFS_SUPER_MAGIC:
+	case REISERFS_SUPER_MAGIC:
+		return true;
+	}
+	return false;
+}
+EXPORT_SYMBOL_IF_KUNIT(denywrite_mode_decides_writes);
+
+/*
+ * Only root may write @dentry's file, by the mode bits of @inode, where
+ * they decide it: of the real inode too on overlayfs, whose permission
+ * check asks the real one's with the mounter's credentials.
+ */
+static bool only_owner_may_write(struct dentry *dentry,
+				 const struct inode *inode)
+{
+	const struct inode *real = d_real_inode(dentry);
+
+	/* Group or others may write it. */
+	if (inode->i_mode & 0022)
+		return false;
+	if (real != inode)
+		return !(real->i_mode & 0022) &&
+		       denywrite_mode_decides_writes(real);
+	return denywrite_mode_decides_writes(inode);
+}
 
 /*
  * May a mapping of @file by the current process hold it?  The group and
@@ -49,8 +100,7 @@ static bool may_hold_by_mapping(struct file *file)
 
 	if (vfsuid_eq_kuid(owner, current_fsuid()))
 		return true;
-	/* Group or others may write it. */
-	if (inode->i_mode & 0022)
+	if (!only_owner_may_write(path->dentry, inode))
 		return false;
 	for (ns = current_user_ns(); ns; ns = ns->parent)
 		if (vfsuid_eq_kuid(owner, make_kuid(ns, 0)))

@@ -29,6 +29,9 @@ static inline struct denywrite_task *denywrite_task(const struct task_struct *ta
 }
 
 int denywrite_protect_mapping(struct file *file);
+#if IS_ENABLED(CONFIG_KUNIT)
+bool denywrite_mode_decides_writes(const struct inode *inode);
+#endif
 void denywrite_exec_mapping(struct file *file);
 
 #endif /* _SECURITY_DENYWRITE_MAPPING_H */
