@@ -50,6 +50,9 @@ const char *write_error(int err, const char *file)
 		if (strcmp(file, "rules") == 0)
 			return "a path in the policy does not exist";
 		return strerror(err);
+	case EXDEV:
+		return "the path leads into another mount namespace's tree: "
+		       "name it by a path of this one";
 	case E2BIG:
 		return "the policy is too large for the kernel";
 	case ENAMETOOLONG:

@@ -20,11 +20,13 @@
  * namespace the object is in, whatever chroot the writer is in.  What no
  * such root reaches (a detached or lazily unmounted tree, an open_tree()
  * clone, memfd and other internal mounts, an unlinked file) has no name and
- * cannot be a rule: ENOENT.  A policy has at most one rule of each object
- * and of each name.  In the text formats, a name's control characters and
- * backslashes, and a trailing space, are a backslash and three octal
- * digits, as in /proc/mounts: denywrite_rule_format(), and
- * denywrite_parse_rule() for the other way.
+ * cannot be a rule: ENOENT.  Nor can what is reached in another mount
+ * namespace's tree than the writer's (/proc/PID/root of a container): its
+ * names are that tree's, "/" would be the root rule: EXDEV.  A policy has
+ * at most one rule of each object and of each name.  In the text formats,
+ * a name's control characters and backslashes, and a trailing space, are
+ * a backslash and three octal digits, as in /proc/mounts:
+ * denywrite_rule_format(), and denywrite_parse_rule() for the other way.
  *
  * The rule whose name is "/" is the root rule.  It names no object: it
  * covers every file on the system, however it is reached, including files
@@ -62,6 +64,7 @@
 #include <linux/dcache.h>
 #include <linux/err.h>
 #include <linux/fs.h>
+#include <linux/fs_struct.h>
 #include <linux/hash.h>
 #include <linux/limits.h>
 #include <linux/log2.h>
@@ -290,9 +293,43 @@ static bool rule_is_root(const struct denywrite_rule *rule)
 	return !strcmp(rule->name, "/");
 }
 
+/* The root directory of the top mount of the tree @path is in. */
+static struct dentry *tree_root(const struct path *path)
+{
+	struct path p = *path;
+	struct dentry *root;
+
+	path_get(&p);
+	while (follow_up(&p))
+		;
+	root = p.mnt->mnt_root;
+	path_put(&p);
+	return root;
+}
+
+/*
+ * Is @path in the writer's own tree: the mount tree whose top its root is
+ * under?  A chroot is in the tree it was made in.  Another mount
+ * namespace's tree, reached through /proc/PID/root or a descriptor passed
+ * over, has names of its own: its "/" is not the writer's, its /usr/lib
+ * is another object than the one the writer's /usr/lib names.  Dentries
+ * are compared, never dereferenced.
+ */
+static bool in_writer_tree(const struct path *path)
+{
+	struct path root;
+	bool own;
+
+	get_fs_root(current->fs, &root);
+	own = tree_root(path) == tree_root(&root);
+	path_put(&root);
+	return own;
+}
+
 /*
  * The name of the object at @path: its absolute path from the root of its
- * mount namespace, or -ENOENT if no such root reaches it.
+ * mount namespace; -ENOENT if no such root reaches it, -EXDEV if that
+ * namespace's tree is not the writer's (its "/" would be the root rule).
  */
 static int object_name(const struct path *path, char **name)
 {
@@ -307,6 +344,8 @@ static int object_name(const struct path *path, char **name)
 		err = PTR_ERR(p) == -EINVAL ? -ENOENT : PTR_ERR(p);
 	} else if (p[0] != '/' || d_unlinked(path->dentry)) {
 		err = -ENOENT;
+	} else if (!in_writer_tree(path)) {
+		err = -EXDEV;
 	} else {
 		*name = kstrdup(p, GFP_KERNEL);
 		if (!*name)

@@ -673,6 +673,73 @@ TEST_F(dw, rule_added_in_chroot_is_named_by_absolute_path)
 	EXPECT_STREQ("", rules);
 }
 
+/*
+ * A child in a mount namespace of its own, pivoted into a tmpfs with a
+ * directory usr, as a container runtime leaves it; it waits on @hold.
+ * The guest's / is rootfs, which pivot_root refuses: first make / a bind
+ * mount of itself, as runtimes do there.  0 in the child's exit if it got
+ * there.
+ */
+static pid_t container(int hold[2])
+{
+	pid_t pid;
+	char c;
+
+	if (pipe(hold))
+		return -1;
+	pid = fork();
+	if (pid)
+		return pid;
+	close(hold[1]);
+	if (unshare(CLONE_NEWNS) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mkdir(DIR_ "/rb", 0755) ||
+	    mount("/", DIR_ "/rb", NULL, MS_BIND | MS_REC, NULL) ||
+	    chdir(DIR_ "/rb") || mount(".", "/", NULL, MS_MOVE, NULL) ||
+	    chroot(".") || mkdir(DIR_ "/ct", 0755) ||
+	    mount("ct", DIR_ "/ct", "tmpfs", 0, "mode=0755") ||
+	    mkdir(DIR_ "/ct/old", 0755) || mkdir(DIR_ "/ct/usr", 0755) ||
+	    syscall(SYS_pivot_root, DIR_ "/ct", DIR_ "/ct/old") ||
+	    chdir("/") || umount2("/old", MNT_DETACH))
+		_exit(1);
+	_exit(read(hold[0], &c, 1) < 0);
+}
+
+/*
+ * /proc/PID/root of a process in another mount namespace's tree leads to
+ * objects that the names of the writer's tree do not name: its "/" is not
+ * the root rule, its /usr not the writer's /usr.  Refused with EXDEV, and
+ * del of that path leaves the root rule alone.
+ */
+TEST_F(dw, rule_through_proc_pid_root_of_other_namespace_refused_EXDEV)
+{
+	char root[64], usr[64], rule[96], rules[256];
+	int hold[2], status;
+	pid_t pid;
+
+	ASSERT_EQ(0, policy_set("enforce", "exec /"));
+	pid = container(hold);
+	ASSERT_LT(0, pid);
+	close(hold[0]);
+	snprintf(root, sizeof(root), "/proc/%d/root", pid);
+	snprintf(usr, sizeof(usr), "/proc/%d/root/usr", pid);
+	for (int i = 0; i < WAIT_MS / 10 && access(usr, F_OK); i++)
+		usleep(10000);
+	ASSERT_EQ(0, access(usr, F_OK)) TH_LOG("the child did not pivot");
+	snprintf(rule, sizeof(rule), "lib %s", root);
+	EXPECT_EQ(EXDEV, sfs_puts("add", rule));
+	snprintf(rule, sizeof(rule), "lib %s", usr);
+	EXPECT_EQ(EXDEV, sfs_puts("add", rule));
+	snprintf(rule, sizeof(rule), "exec /\nlib %s\n", usr);
+	EXPECT_EQ(EXDEV, sfs_puts("rules", rule));
+	EXPECT_EQ(ENOENT, sfs_puts("del", root));
+	ASSERT_LT(0, sfs_read("rules", rules, sizeof(rules)));
+	EXPECT_STREQ("exec /\n", rules);
+	close(hold[1]);
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	EXPECT_EQ(0, WEXITSTATUS(status));
+}
+
 /* The object a path names by /proc/self/fd, but no namespace root reaches. */
 static int add_fd_rule(int fd)
 {
