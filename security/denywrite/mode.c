@@ -16,7 +16,9 @@
  * set.  From enforce to audit: the mode is set, then
  * denywrite_protect_relax() makes the holds that denied write access
  * (enforce's) counted ones, whose writers audit mode logs and allows.
- * mode_lock serialises the switches.
+ * mode_lock serialises the switches.  Both walks take each filesystem's
+ * s_umount (iterate_supers()): a hung unmount makes the switch, and the
+ * next one, wait (the admin guide's limits).
  */
 
 #include <linux/jump_label.h>
