@@ -87,15 +87,43 @@ static bool is_rules_file(const char *name)
 	return name[0] != '.' && n > k && strcmp(name + n - k, RULES_SUFFIX) == 0;
 }
 
-/* Add the *.rules files of dir not overridden by a name in l already. */
-static int scan_dir(const char *dir, struct sources *l, struct hindex *seen)
+/* How the bad parts of a policy are told and counted. */
+struct checking {
+	bool strict;		/* the first one fails the whole load */
+	bool quiet;		/* say nothing of them, nor warn */
+	unsigned int skipped;	/* rules, files and directories skipped */
+};
+
+/*
+ * A file or directory that cannot be read: with --strict it fails the
+ * load (1, reported), else it is skipped (said unless quiet, counted).
+ */
+static int skip_part(struct checking *ck, const char *name, const char *why,
+		     const char *what)
+{
+	if (ck->strict)
+		return fail("load: %s: %s", esc(name), why);
+	if (!ck->quiet)
+		fail("load: %s: %s (%s skipped)", esc(name), why, what);
+	ck->skipped++;
+	return 0;
+}
+
+/*
+ * Add the *.rules files of dir not overridden by a name in l already.  A
+ * missing dir is none; one that cannot be read (not a directory, no
+ * permission) is skipped, as a bad file is: the other directories are
+ * still read.
+ */
+static int scan_dir(const char *dir, struct sources *l, struct hindex *seen,
+		    struct checking *ck)
 {
 	struct dirent **names;
 	int n = scandir(dir, &names, NULL, alphasort);
 
 	if (n < 0)
-		return errno == ENOENT ? 0 : fail("load: %s: %s", esc(dir),
-						  strerror(errno));
+		return errno == ENOENT ? 0 : skip_part(ck, dir, strerror(errno),
+						       "directory");
 	for (int i = 0; i < n; i++) {
 		const char *base = names[i]->d_name;
 		const void *ctx[2] = { l, base };
@@ -116,7 +144,8 @@ static int scan_dir(const char *dir, struct sources *l, struct hindex *seen)
 }
 
 /* The system policy: rules.d files under root, merged by file name. */
-static int collect_rules_d(const char *root, struct sources *l)
+static int collect_rules_d(const char *root, struct sources *l,
+			   struct checking *ck)
 {
 	struct hindex seen = { 0 };
 	char dir[PATH_MAX];
@@ -126,7 +155,7 @@ static int collect_rules_d(const char *root, struct sources *l)
 	     !rc; i++) {
 		snprintf(dir, sizeof(dir), "%s%s", root ? root : "",
 			 rules_dirs[i]);
-		rc = scan_dir(dir, l, &seen);
+		rc = scan_dir(dir, l, &seen, ck);
 	}
 	hindex_free(&seen);
 	if (l->n > 1)
@@ -134,13 +163,47 @@ static int collect_rules_d(const char *root, struct sources *l)
 	return rc;
 }
 
-static int read_source(const struct source *s, char **buf, size_t *len)
+#define E_NOT_REGULAR (-1)	/* read_source: a FIFO, a socket, a device */
+
+/*
+ * Open a source: an fd, or -1 with the reason (an errno value or
+ * E_NOT_REGULAR) in *err.  A rules.d file (regular_only) must be a
+ * regular file, as systemd's configuration files must: it is opened
+ * without blocking (a FIFO's open would wait for a writer forever) and
+ * checked with fstat on that fd (no race with a rename).  A file named on
+ * the command line may be a pipe (load <(...)), but not a directory.
+ */
+static int open_source(const struct source *s, bool regular_only, int *err)
 {
-	int fd = s->path ? open(s->path, O_RDONLY | O_CLOEXEC) : 0;
-	int err;
+	int flags = O_RDONLY | O_CLOEXEC | (regular_only ? O_NONBLOCK : 0);
+	struct stat st;
+	int fd;
+
+	*err = 0;
+	if (!s->path)
+		return 0;
+	fd = open(s->path, flags);
+	if (fd < 0 || fstat(fd, &st) != 0)
+		*err = errno;
+	else if (S_ISDIR(st.st_mode))
+		*err = EISDIR;
+	else if (regular_only && !S_ISREG(st.st_mode))
+		*err = E_NOT_REGULAR;
+	else if (regular_only && fcntl(fd, F_SETFL, 0) != 0)
+		*err = errno;	/* blocking reads again */
+	if (*err && fd >= 0)
+		close(fd);
+	return *err ? -1 : fd;
+}
+
+/* Read a source; 0, an errno value or E_NOT_REGULAR. */
+static int read_source(const struct source *s, bool regular_only, char **buf,
+		       size_t *len)
+{
+	int err, fd = open_source(s, regular_only, &err);
 
 	if (fd < 0)
-		return errno;
+		return err;
 	err = read_all(fd, POLICY_FILE_MAX, buf, len);
 	if (fd != 0 && close(fd) != 0 && !err) {
 		err = errno;
@@ -149,12 +212,10 @@ static int read_source(const struct source *s, char **buf, size_t *len)
 	return err;
 }
 
-/* How the bad parts of a policy are told and counted. */
-struct checking {
-	bool strict;		/* the first one fails the whole load */
-	bool quiet;		/* say nothing of them, nor warn */
-	unsigned int skipped;	/* rules and files skipped */
-};
+static const char *read_error(int err)
+{
+	return err == E_NOT_REGULAR ? "not a regular file" : strerror(err);
+}
 
 static bool report_line(void *ctx, const char *file, unsigned int line,
 			const char *reason)
@@ -174,25 +235,22 @@ static bool report_line(void *ctx, const char *file, unsigned int line,
 	return true;
 }
 
-/* Parse every source into p; 1 (reported) if it must stop. */
-static int parse_sources(const struct sources *l, struct policy *p,
-			 struct checking *ck)
+/*
+ * Parse every source into p (only regular files if regular_only: the
+ * rules.d directories'); 1 (reported) if it must stop.
+ */
+static int parse_sources(const struct sources *l, bool regular_only,
+			 struct policy *p, struct checking *ck)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		char *buf;
 		size_t len;
-		int err = read_source(&l->s[i], &buf, &len);
+		int err = read_source(&l->s[i], regular_only, &buf, &len);
 
-		if (err && ck->strict)
-			return fail("load: %s: %s", esc(l->s[i].name),
-				    strerror(err));
-		if (err) {
-			if (!ck->quiet)
-				fail("load: %s: %s (file skipped)",
-				     esc(l->s[i].name), strerror(err));
-			ck->skipped++;
+		if (err && skip_part(ck, l->s[i].name, read_error(err), "file"))
+			return 1;
+		if (err)
 			continue;
-		}
 		err = policy_add_lines(p, l->s[i].name, buf, len, true,
 				       report_line, ck);
 		free(buf);
@@ -272,9 +330,13 @@ static int resolve_rule(struct policy *p, size_t i, struct resolving *rs,
 
 	r->canon = realpath(r->path, NULL);
 	if (!r->canon || stat(r->canon, &st) != 0) {
+		bool missing = errno == ENOENT;
+
 		snprintf(reason, sizeof(reason), "%s: %s", esc(r->path),
 			 strerror(errno));
-		return drop(p, i, rs, ck, r->optional ? NULL : reason);
+		/* "-" allows a missing path, as in sysctl.d: no other error */
+		return drop(p, i, rs, ck, r->optional && missing ? NULL :
+			    reason);
 	}
 	rs->obj[i].dev = st.st_dev;
 	rs->obj[i].ino = st.st_ino;
@@ -333,13 +395,19 @@ static const char *plural(size_t n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
-/* Write p to the kernel; 0 or the exit code (reported). */
+/*
+ * Write p to the kernel; 0 or the exit code (reported).  The one command
+ * that may mount securityfs: at boot, before anything else has.
+ */
 static int load_policy(struct dw *dw, const struct cli *c,
 		       const struct policy *p)
 {
 	size_t len;
 	char *buf;
-	int err = dw_open_active(dw);
+	int err;
+
+	dw->may_mount = true;
+	err = dw_open_active(dw);
 
 	if (err)
 		return err;
@@ -366,10 +434,10 @@ int file_policy_read(const struct cli *c, bool quiet,
 	for (int i = 0; i < c->nargs; i++)
 		sources_add(fp->files, c->args[i]);
 	if (c->nargs == 0)
-		rc = collect_rules_d(c->root, fp->files);
+		rc = collect_rules_d(c->root, fp->files, &ck);
 	fp->nfiles = fp->files->n;
 	if (!rc)
-		rc = parse_sources(fp->files, &fp->p, &ck);
+		rc = parse_sources(fp->files, c->nargs == 0, &fp->p, &ck);
 	if (!rc)
 		rc = resolve_rules(&fp->p, &ck);
 	fp->skipped = ck.skipped;

@@ -11,7 +11,8 @@
 
 /*
  * Each command opens securityfs itself, if and when it needs the kernel:
- * "load --dry-run" never does, and so never mounts it.
+ * "load --dry-run" never does.  Only load (at boot) mounts securityfs
+ * when it is not mounted; the other commands say so instead.
  */
 typedef int (*command_fn)(struct dw *dw, const struct cli *c);
 

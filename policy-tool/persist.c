@@ -2,7 +2,9 @@
 /*
  * add --persist and del --persist: the change made in the kernel is also
  * written to the administrator's policy file, 90-local.rules in
- * /etc/denywrite/rules.d, so that the next load keeps it.
+ * /etc/denywrite/rules.d, so that the next load keeps it.  add edits the
+ * line of a rule for the same object rather than appending a second one
+ * (two rules for one object in one file would fail the next load).
  */
 #include "commands.h"
 #include "util.h"
@@ -12,10 +14,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #define LOCAL_RULES "90-local.rules"
+#define LOCAL_PATH_MAX (PATH_MAX + 32)
+
+/* Reasons of persist's own, besides errno values. */
+#define E_NOT_REGULAR (-1)	/* 90-local.rules is no regular file */
+#define E_DANGLING (-2)		/* it is a link to a missing file */
 
 /* The path of 90-local.rules (under c->root) in buf; its directory made. */
 static int local_file(const struct cli *c, char *buf, size_t size)
@@ -34,16 +42,82 @@ static int local_file(const struct cli *c, char *buf, size_t size)
 	return mkdir(dir, 0755) != 0 && errno != EEXIST ? errno : 0;
 }
 
-/* The file's text (empty if it does not exist); 0 or errno. */
-static int read_text(const char *path, char **buf, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+/*
+ * The file that persist writes: 90-local.rules, or the target of the
+ * symbolic link of that name (which stays a link), with its directory
+ * open and locked (flock) for the whole read, edit and rename, so that
+ * concurrent add/del --persist are serialised and none is lost.
+ */
+struct local {
+	char path[LOCAL_PATH_MAX];	/* the file (a link's target) */
+	int dirfd;		/* its directory, locked; -1 if not open */
+	bool exists;
+	struct stat st;		/* its mode and owner, if it exists */
+};
 
-	if (fd < 0 && errno == ENOENT) {
+/* The file that the link path names (path itself unless it is a link):
+ * a link is written through, to its target, and stays a link. */
+static int resolve_link(const char *path, char *out, size_t size)
+{
+	struct stat st;
+	char *real;
+
+	if (lstat(path, &st) != 0)
+		return errno == ENOENT ? 0 : errno;
+	if (!S_ISLNK(st.st_mode))
+		return 0;
+	real = realpath(path, NULL);
+	if (!real)
+		return errno == ENOENT ? E_DANGLING : errno;
+	snprintf(out, size, "%s", real);
+	free(real);
+	return 0;
+}
+
+/* Open and lock the directory of l->path, then stat the file. */
+static int local_open(struct local *l, const char *path)
+{
+	char dir[LOCAL_PATH_MAX];
+	int err;
+
+	l->dirfd = -1;
+	snprintf(l->path, sizeof(l->path), "%s", path);
+	err = resolve_link(path, l->path, sizeof(l->path));
+	if (err)
+		return err;
+	snprintf(dir, sizeof(dir), "%s", l->path);
+	*strrchr(dir, '/') = '\0';
+	l->dirfd = open(*dir ? dir : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (l->dirfd < 0)
+		return errno;
+	while (flock(l->dirfd, LOCK_EX) != 0)
+		if (errno != EINTR)
+			return errno;
+	l->exists = stat(l->path, &l->st) == 0;
+	if (!l->exists)
+		return errno == ENOENT ? 0 : errno;
+	return S_ISREG(l->st.st_mode) ? 0 : E_NOT_REGULAR;
+}
+
+/* Unlock (closing the directory). */
+static void local_close(struct local *l)
+{
+	if (l->dirfd >= 0)
+		close(l->dirfd);
+	l->dirfd = -1;
+}
+
+/* The file's text (empty if it does not exist); 0 or errno. */
+static int read_text(const struct local *l, char **buf, size_t *len)
+{
+	int fd, err;
+
+	if (!l->exists) {
 		*buf = xstrdup("");
 		*len = 0;
 		return 0;
 	}
+	fd = open(l->path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0)
 		return errno;
 	err = read_all(fd, 64u << 20, buf, len);
@@ -51,104 +125,153 @@ static int read_text(const char *path, char **buf, size_t *len)
 	return err;
 }
 
-/* Replace path's contents with text, through a new file renamed over it. */
-static int write_text(const char *path, const char *text, size_t len)
+/* Write all of buf, retrying short writes and EINTR; 0 or errno. */
+static int write_full(int fd, const char *buf, size_t len)
 {
-	char tmp[PATH_MAX + 8];
-	int fd, err = 0;
+	while (len) {
+		ssize_t w = write(fd, buf, len);
 
-	snprintf(tmp, sizeof(tmp), "%s.new", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return errno;
+		if (w == 0)
+			return EIO;
+		buf += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+/* Give the new file fd the mode and owner of the file it replaces. */
+static int keep_attributes(int fd, const struct local *l)
+{
+	if (!l->exists)
+		return fchmod(fd, 0644) != 0 ? errno : 0;
+	if (fchown(fd, l->st.st_uid, l->st.st_gid) != 0)
+		return errno;
+	return fchmod(fd, l->st.st_mode & 07777) != 0 ? errno : 0;
+}
+
+/*
+ * Replace the file's contents with text: a new file (a unique name in
+ * the same directory, that load ignores), written, synced, with the old
+ * file's mode and owner, renamed over it; then the directory synced.
+ */
+static int write_text(const struct local *l, const char *text, size_t len)
+{
+	char tmp[LOCAL_PATH_MAX + 16], *base = strrchr(l->path, '/') + 1;
+	int fd, err;
+
+	snprintf(tmp, sizeof(tmp), "%.*s.%s.XXXXXX", (int)(base - l->path),
+		 l->path, base);
+	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
 		return errno;
-	if (write(fd, text, len) != (ssize_t)len)
-		err = errno ? errno : EIO;
-	if (fsync(fd) != 0 && !err)
+	err = keep_attributes(fd, l);
+	if (!err)
+		err = write_full(fd, text, len);
+	if (!err && fsync(fd) != 0)
 		err = errno;
 	if (close(fd) != 0 && !err)
 		err = errno;
-	if (!err && rename(tmp, path) != 0)
+	if (!err && rename(tmp, l->path) != 0)
 		err = errno;
-	if (err)
+	if (err) {
 		unlink(tmp);
-	return err;
+		return err;
+	}
+	return fsync(l->dirfd) != 0 ? errno : 0;
 }
 
-/* Whether the line is a rule for one of the n raw paths in gone. */
-static bool names_one_of(const char *line, size_t len, char **gone, size_t n)
+/* The index of the one of the n raw paths the line is a rule for, or -1:
+ * the same path, or the path the line's resolves to. */
+static long names_one_of(const char *line, size_t len, char **paths, size_t n)
 {
 	char err[256], *canon;
 	struct rule r;
-	bool hit = false;
+	long hit = -1;
 
 	if (rule_parse_line(line, len, &r, err, sizeof(err)) != 1)
-		return false;
+		return -1;
 	canon = realpath(r.path, NULL);
-	for (size_t i = 0; i < n && !hit; i++)
-		hit = strcmp(r.path, gone[i]) == 0 ||
-		      (canon && strcmp(canon, gone[i]) == 0);
+	for (size_t i = 0; i < n && hit < 0; i++)
+		if (strcmp(r.path, paths[i]) == 0 ||
+		    (canon && strcmp(canon, paths[i]) == 0))
+			hit = (long)i;
 	free(canon);
 	free(r.path);
 	return hit;
 }
 
-/* text without the lines that are rules for the paths in gone. */
-static char *without(const char *text, size_t len, char **gone, size_t n,
-		     size_t *outlen)
+/* Append l bytes of s at *o (a buffer large enough). */
+static void put(char **o, const char *s, size_t l)
 {
-	char *out = xmalloc(len + 1), *o = out;
-	const char *end = text + len;
+	memcpy(*o, s, l);
+	*o += l;
+}
 
+/*
+ * text with the rules for the n raw paths edited: for add (lines not
+ * NULL), the first rule for paths[k] becomes lines[k], in its place, and
+ * lines[k] is appended if there was none; for del, they go.  Any other
+ * rule for paths[k] goes too, so that the file has one for each object.
+ */
+static char *edit(const char *text, size_t len, char **paths,
+		  char *const *lines, size_t n, size_t *outlen)
+{
+	size_t cap = len + 2;
+	bool *placed = xcalloc(n ? n : 1, sizeof(*placed));
+	const char *end = text + len;
+	char *out, *o;
+
+	for (size_t i = 0; lines && i < n; i++)
+		cap += strlen(lines[i]) + 1;
+	out = o = xmalloc(cap);
 	while (text < end) {
 		const char *nl = memchr(text, '\n', (size_t)(end - text));
 		size_t l = nl ? (size_t)(nl - text) + 1 : (size_t)(end - text);
+		long k = names_one_of(text, nl ? l - 1 : l, paths, n);
 
-		if (!names_one_of(text, nl ? l - 1 : l, gone, n)) {
-			memcpy(o, text, l);
-			o += l;
+		if (k < 0)
+			put(&o, text, l);
+		if (k >= 0 && lines && !placed[k]) {
+			put(&o, lines[k], strlen(lines[k]));
+			put(&o, "\n", 1);
 		}
+		if (k >= 0)
+			placed[k] = true;
 		text += l;
 	}
+	for (size_t i = 0; lines && i < n; i++) {
+		if (placed[i])
+			continue;
+		if (o > out && o[-1] != '\n')
+			put(&o, "\n", 1);
+		put(&o, lines[i], strlen(lines[i]));
+		put(&o, "\n", 1);
+	}
+	free(placed);
 	*outlen = (size_t)(o - out);
 	return out;
 }
 
-/* Add lines (rules in the kernel's syntax) at the end of the file. */
-static int append_rules(const char *path, char *const *lines, size_t n)
+/* Edit the rules for the raw paths in the locked file (see edit()). */
+static int edit_rules(const struct local *l, char **paths,
+		      char *const *lines, size_t n)
 {
-	char *text, *all;
-	size_t len, cap;
-	int err = read_text(path, &text, &len);
+	char *text, *out;
+	size_t len, olen;
+	int err = read_text(l, &text, &len);
 
 	if (err)
 		return err;
-	cap = len + 2;
-	for (size_t i = 0; i < n; i++)
-		cap += strlen(lines[i]) + 1;
-	all = xmalloc(cap);
-	memcpy(all, text, len);
-	if (len && text[len - 1] != '\n')
-		all[len++] = '\n';
-	for (size_t i = 0; i < n; i++)
-		len += (size_t)sprintf(all + len, "%s\n", lines[i]);
-	err = write_text(path, all, len);
-	free(all);
-	free(text);
-	return err;
-}
-
-/* Remove the rules for the paths in gone from the file. */
-static int remove_rules(const char *path, char **gone, size_t n)
-{
-	char *text, *kept;
-	size_t len, klen;
-	int err = read_text(path, &text, &len);
-
-	if (err)
-		return err;
-	kept = without(text, len, gone, n, &klen);
-	err = klen == len ? 0 : write_text(path, kept, klen);
-	free(kept);
+	out = edit(text, len, paths, lines, n, &olen);
+	if (!l->exists && !lines)
+		err = 0;	/* del: no file, nothing to remove */
+	else if (!l->exists || olen != len || memcmp(out, text, len) != 0)
+		err = write_text(l, out, olen);
+	free(out);
 	free(text);
 	return err;
 }
@@ -176,29 +299,66 @@ static int still_in_files(const struct cli *c, char **gone, size_t n)
 	return rc;
 }
 
+/* The raw path of change i: the path add resolved, the path del took. */
+static char *raw_path(const struct cli *c, const struct change *ch)
+{
+	const char *esc_path = c->cmd == CMD_ADD ? ch->undo_line : ch->line;
+	char why[256], *raw;
+
+	if (path_unescape(esc_path, strlen(esc_path), &raw, why, sizeof(why)))
+		raw = xstrdup(esc_path);
+	return raw;
+}
+
+/* Why persisting failed, in words. */
+static const char *persist_error(int err)
+{
+	if (err == E_NOT_REGULAR)
+		return "not a regular file";
+	if (err == E_DANGLING)
+		return "a symbolic link to a missing file";
+	return strerror(err);
+}
+
+/* Edit the file at path (locked), whose real name goes to shown. */
+static int persist_file(const struct cli *c, const char *path, char **paths,
+			char *const *lines, size_t n, char *shown, size_t size)
+{
+	struct local l;
+	int err = local_open(&l, path);
+
+	snprintf(shown, size, "%s", l.path);
+	if (!err)
+		err = edit_rules(&l, paths, c->cmd == CMD_ADD ? lines : NULL,
+				 n);
+	local_close(&l);
+	return err;
+}
+
 int persist_changes(const struct cli *c, const struct change *ch, size_t n)
 {
-	char path[PATH_MAX + 32], why[256];
-	char **items = xcalloc(n, sizeof(*items));
+	char path[LOCAL_PATH_MAX], shown[LOCAL_PATH_MAX];
+	char **paths = xcalloc(n, sizeof(*paths));
+	char **lines = xcalloc(n, sizeof(*lines));
 	int err = local_file(c, path, sizeof(path)), rc = 0;
 
+	snprintf(shown, sizeof(shown), "%s", path);
 	for (size_t i = 0; i < n; i++) {
-		if (c->cmd == CMD_ADD)
-			items[i] = xstrdup(ch[i].line);
-		else if (path_unescape(ch[i].line, strlen(ch[i].line),
-				       &items[i], why, sizeof(why)))
-			items[i] = xstrdup(ch[i].line);
+		paths[i] = raw_path(c, &ch[i]);
+		lines[i] = ch[i].line;
 	}
 	if (!err)
-		err = c->cmd == CMD_ADD ? append_rules(path, items, n) :
-					  remove_rules(path, items, n);
+		err = persist_file(c, path, paths, lines, n, shown,
+				   sizeof(shown));
 	if (err)
 		rc = fail("%s: the kernel's rules are changed, but writing %s "
-			  "failed: %s", c->name, esc(path), strerror(err));
+			  "failed: %s", c->name, esc(shown),
+			  persist_error(err));
 	else if (c->cmd == CMD_DEL)
-		rc = still_in_files(c, items, n);
+		rc = still_in_files(c, paths, n);
 	for (size_t i = 0; i < n; i++)
-		free(items[i]);
-	free(items);
+		free(paths[i]);
+	free(paths);
+	free(lines);
 	return rc;
 }

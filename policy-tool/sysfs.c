@@ -64,7 +64,8 @@ static bool is_securityfs(const char *path)
 }
 
 /*
- * Make sure root/lsm can be read, mounting securityfs if we may: 0, 1
+ * Make sure root/lsm can be read, mounting securityfs if we may (load,
+ * as root, on the default mount point; no other command): 0, 1
  * (reported) on an error, EXIT_UNKNOWN (reported) if we cannot tell
  * whether denywrite is active, EXIT_INACTIVE if the kernel has no lsm
  * file (no LSM stacking).
@@ -83,7 +84,7 @@ static int find_securityfs(const struct dw *dw, const char *lsm, bool custom)
 	}
 	if (!custom && is_securityfs(dw->root))
 		return EXIT_INACTIVE;
-	if (custom || geteuid() != 0) {
+	if (custom || !dw->may_mount || geteuid() != 0) {
 		fail("cannot tell whether denywrite is active: securityfs is "
 		     "not mounted: mount -t securityfs securityfs %s",
 		     esc(dw->root));

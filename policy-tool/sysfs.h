@@ -17,11 +17,15 @@ struct dw {
 	char dir[PATH_MAX];	/* root/denywrite */
 	bool active;		/* denywrite is in root/lsm */
 	bool probe;		/* dw_open: never mount, say nothing */
+	bool may_mount;		/* dw_open: mount securityfs if need be
+				 * (load only; never with probe) */
 };
 
 /*
- * Find securityfs, mounting it (nosuid,nodev,noexec) when it is the
- * default one, not mounted, and we are root; then read root/lsm.  Returns
+ * Find securityfs, mounting it (nosuid,nodev,noexec) when dw->may_mount
+ * is set (load), it is the default one, not mounted, and we are root;
+ * then read root/lsm.  Every other command only reads what is mounted: if
+ * securityfs is not, it says so.  Returns
  * 0 if denywrite is active, EXIT_INACTIVE (and dw->active false) if
  * securityfs is there but denywrite is not, EXIT_UNKNOWN if that cannot
  * be told (securityfs not mounted and not mountable, lsm unreadable:

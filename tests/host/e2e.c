@@ -95,6 +95,7 @@ static void child(const struct opts *o, FILE *in, FILE *out, FILE *err,
 	    dup2(fileno(err), 2) < 0)
 		_exit(125);
 	drop_to(o->uid);
+	alarm(o->timeout);	/* kept across execv */
 	execv(test_tool, argv);
 	_exit(127);
 }

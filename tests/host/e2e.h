@@ -36,6 +36,7 @@ struct opts {
 	const char *stdout_path;	/* NULL: captured */
 	int uid;		/* run as this uid/gid; -1: as we are */
 	const char *env;	/* "NAME=value" to set, or NULL */
+	unsigned int timeout;	/* seconds before SIGALRM kills it; 0: none */
 };
 
 struct run {

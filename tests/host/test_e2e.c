@@ -3,8 +3,12 @@
 #include "e2e.h"
 
 #include <elf.h>
+#include <sched.h>
 #include <stdio.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -793,6 +797,94 @@ TEST(a_write_error_on_stdout_fails)
 	return 0;
 }
 
+TEST(denywrite_service_times_out_a_hung_load)
+{
+	char *unit = dist_file("denywrite.service");
+	bool ok = unit && strstr(unit, "\nTimeoutStartSec=30s\n");
+
+	free(unit);
+	CHECK(ok, "no line TimeoutStartSec=30s in dist/denywrite.service");
+	return 0;
+}
+
+#define SECURITYFS_MAGIC 0x73636673
+#define SYS_SECURITY "/sys/kernel/security"
+#define NOT_MOUNTED "denywritectl: cannot tell whether denywrite is " \
+	"active: securityfs is not mounted: mount -t securityfs securityfs " \
+	SYS_SECURITY "\n"
+
+/*
+ * In a private mount namespace where SYS_SECURITY is an empty tmpfs (so
+ * securityfs is not mounted there), run each read-only command as root:
+ * none may mount securityfs.  In a child, which writes why it failed to
+ * out; exit 0 (pass), 1 (fail) or 77 (cannot set it up: skip).
+ */
+static void no_mount_child(int out)
+{
+	static const char *const cmds[][3] = {
+		{ "status" }, { "list" }, { "list", "--sources" }, { "save" },
+		{ "stats" }, { "mode" }, { "diff", "-" }, { "why", "/" },
+	};
+	char why[4096] = "";
+	struct statfs sf;
+	struct run r;
+
+	if (unshare(CLONE_NEWNS) != 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+	    mount("tmpfs", SYS_SECURITY, "tmpfs", MS_NOSUID | MS_NODEV |
+		  MS_NOEXEC, "size=16k,mode=0755") != 0)
+		_exit(77);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		bool is_why = !strcmp(cmds[i][0], "why"), ok;
+		bool mounted;
+
+		run_tool(&r, &(struct opts){ .uid = -1, .timeout = 10 },
+			 cmds[i][0], cmds[i][1], (char *)NULL);
+		mounted = statfs(SYS_SECURITY, &sf) == 0 &&
+			  sf.f_type == SECURITYFS_MAGIC;
+		ok = !mounted && r.status == (is_why ? 0 : 4) &&
+		     !strcmp(r.err, NOT_MOUNTED);
+		snprintf(why, sizeof(why), "%s %s: %sexit %d, stderr '%s' "
+			 "(want '%s')", cmds[i][0], cmds[i][1] ? cmds[i][1] : "",
+			 mounted ? "mounted securityfs, " : "", r.status, r.err,
+			 NOT_MOUNTED);
+		run_free(&r);
+		if (!ok) {
+			if (write(out, why, strlen(why)) < 0)
+				_exit(1);
+			_exit(1);
+		}
+	}
+	_exit(0);
+}
+
+TEST(read_only_commands_never_mount_securityfs)
+{
+	int fds[2], st;
+	ssize_t n;
+	pid_t pid;
+
+	if (geteuid() != 0)
+		SKIP("needs root, to make a mount namespace");
+	CHECK(pipe(fds) == 0, "pipe");
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0, "fork");
+	if (pid == 0) {
+		close(fds[0]);
+		no_mount_child(fds[1]);
+	}
+	close(fds[1]);
+	n = read(fds[0], why, whylen - 1);
+	why[n > 0 ? n : 0] = '\0';
+	close(fds[0]);
+	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st), "child died");
+	if (WEXITSTATUS(st) == 77)
+		SKIP("cannot make a mount namespace with a tmpfs on "
+		     SYS_SECURITY);
+	return WEXITSTATUS(st) == 0 ? TEST_PASS : TEST_FAIL;
+}
+
 const struct test e2e_tests[] = {
 	T(version_and_help_print_to_stdout),
 	T(usage_errors_exit_2_with_hint_line),
@@ -834,5 +926,7 @@ const struct test e2e_tests[] = {
 	T(versions_sort_as_dpkg_sorts_them_from_one_commit_to_the_next),
 	T(unprivileged_user_can_read_but_not_change_the_policy),
 	T(a_write_error_on_stdout_fails),
+	T(denywrite_service_times_out_a_hung_load),
+	T(read_only_commands_never_mount_securityfs),
 	{ NULL, NULL },
 };

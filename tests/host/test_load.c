@@ -5,9 +5,11 @@
  */
 #include "e2e.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "util.h"
@@ -636,6 +638,306 @@ TEST(add_and_del_persist_write_90_local_rules)
 	return 0;
 }
 
+/* root/etc/denywrite/rules.d/90-local.rules in local; its directory made. */
+static void local_rules(char *local, size_t size, const char *root)
+{
+	char rel[64];
+
+	snprintf(rel, sizeof(rel), "etc/" RULES_D "/90-local.rules");
+	tree_file(root, rel, "");
+	snprintf(local, size, "%s/%s", root, rel);
+	if (unlink(local) != 0)
+		abort();
+}
+
+#define N_PARALLEL 30
+
+/* Start "add --persist --root root --lib dir" once the barrier opens. */
+static pid_t start_persist(const char *root, const char *dir,
+			   const struct fake *f, const int barrier[2])
+{
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		abort();
+	if (pid == 0) {
+		struct opts o = { .sfs = f, .uid = -1, .timeout = 20 };
+		struct run r;
+		char c;
+
+		close(barrier[1]);
+		if (read(barrier[0], &c, 1) != 0)
+			_exit(125);
+		run_tool(&r, &o, "add", "--persist", "--root", root, "--lib",
+			 dir, (char *)NULL);
+		_exit(r.status);
+	}
+	return pid;
+}
+
+TEST(persist_parallel_adds_all_kept)
+{
+	char root[PATH_MAX / 4], local[PATH_MAX], line[PATH_MAX];
+	char dirs[N_PARALLEL][PATH_MAX / 4], *text;
+	int status[N_PARALLEL], barrier[2], ok = 0, lost = 0;
+	pid_t pid[N_PARALLEL];
+	struct fake f;
+
+	make_tmpdir(root, sizeof(root), "persist");
+	local_rules(local, sizeof(local), root);
+	fake_default(&f);
+	if (!privileged())
+		SKIP("needs CAP_MAC_ADMIN");
+	CHECK(pipe(barrier) == 0, "pipe");
+	for (int i = 0; i < N_PARALLEL; i++) {
+		make_target(dirs[i], sizeof(dirs[i]));
+		pid[i] = start_persist(root, dirs[i], &f, barrier);
+	}
+	close(barrier[1]);	/* all start at once */
+	close(barrier[0]);
+	for (int i = 0; i < N_PARALLEL; i++) {
+		int st;
+
+		waitpid(pid[i], &st, 0);
+		status[i] = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	}
+	text = read_file(local);
+	for (int i = 0; i < N_PARALLEL; i++) {
+		snprintf(line, sizeof(line), "lib %.*s\n",
+			 (int)sizeof(dirs[i]) - 1, dirs[i]);
+		ok += status[i] == 0;
+		lost += status[i] == 0 && (!text || !strstr(text, line));
+	}
+	free(text);
+	CHECK(ok == N_PARALLEL && lost == 0, "%d of %d exited 0, %d of them "
+	      "missing from 90-local.rules", ok, N_PARALLEL, lost);
+	return 0;
+}
+
+/* The names in dir but "." and "..", each followed by a space, in buf. */
+static void dir_names(const char *dir, char *buf, size_t size)
+{
+	struct dirent **names;
+	int n = scandir(dir, &names, NULL, alphasort);
+
+	*buf = '\0';
+	for (int i = 0; i < n; i++) {
+		if (strcmp(names[i]->d_name, ".") &&
+		    strcmp(names[i]->d_name, ".."))
+			snprintf(buf + strlen(buf), size - strlen(buf), "%s ",
+				 names[i]->d_name);
+		free(names[i]);
+	}
+	if (n >= 0)
+		free(names);
+}
+
+TEST(persist_keeps_mode_and_owner_of_90_local_rules)
+{
+	char root[PATH_MAX / 4], dir[PATH_MAX / 4], local[PATH_MAX];
+	char want[PATH_MAX], got[2 * PATH_MAX];
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1 };
+	struct stat st;
+	bool owner = geteuid() == 0;
+
+	make_tmpdir(root, sizeof(root), "persist");
+	make_target(dir, sizeof(dir));
+	local_rules(local, sizeof(local), root);
+	write_file(local, "# mine\n");
+	CHECK(chmod(local, 0600) == 0, "chmod");
+	CHECK(!owner || chown(local, 65534, 65534) == 0, "chown");
+	fake_default(&f);
+	NEEDS_CAP(&o, "add", "--persist", dir);
+	EXPECT(&o, 0, "", "", "add", "--persist", "--root", root, "--lib", dir);
+	snprintf(want, sizeof(want), "# mine\nlib %s\n", dir);
+	CHECK(file_is(local, want, got, sizeof(got)), "90-local.rules: %s", got);
+	CHECK(lstat(local, &st) == 0, "stat");
+	CHECK((st.st_mode & 07777) == 0600, "mode %04o, want 0600",
+	      (unsigned int)(st.st_mode & 07777));
+	CHECK(!owner || (st.st_uid == 65534 && st.st_gid == 65534),
+	      "owner %u:%u, want 65534:65534", (unsigned int)st.st_uid,
+	      (unsigned int)st.st_gid);
+	*strrchr(local, '/') = '\0';
+	dir_names(local, got, sizeof(got));
+	CHECK_STR(got, "90-local.rules ");
+	return 0;
+}
+
+TEST(persist_writes_through_a_symlinked_90_local_rules)
+{
+	char root[PATH_MAX / 4], dir[PATH_MAX / 4], local[PATH_MAX];
+	char shared[PATH_MAX / 4], target[PATH_MAX / 2], link[PATH_MAX];
+	char want[PATH_MAX], got[2 * PATH_MAX];
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1 };
+	struct stat st;
+	ssize_t n;
+
+	make_tmpdir(root, sizeof(root), "persist");
+	make_tmpdir(shared, sizeof(shared), "shared");
+	make_target(dir, sizeof(dir));
+	local_rules(local, sizeof(local), root);
+	snprintf(target, sizeof(target), "%s/local.rules", shared);
+	write_file(target, "# shared\n");
+	CHECK(symlink(target, local) == 0, "symlink");
+	fake_default(&f);
+	NEEDS_CAP(&o, "add", "--persist", dir);
+	EXPECT(&o, 0, "", "", "add", "--persist", "--root", root, "--lib", dir);
+	CHECK(lstat(local, &st) == 0 && S_ISLNK(st.st_mode),
+	      "90-local.rules is no longer a symbolic link");
+	n = readlink(local, link, sizeof(link) - 1);
+	CHECK(n > 0, "readlink");
+	link[n] = '\0';
+	CHECK_STR(link, target);
+	snprintf(want, sizeof(want), "# shared\nlib %s\n", dir);
+	CHECK(file_is(target, want, got, sizeof(got)), "the link's target: %s",
+	      got);
+	dir_names(shared, got, sizeof(got));
+	CHECK_STR(got, "local.rules ");
+	*strrchr(local, '/') = '\0';
+	dir_names(local, got, sizeof(got));
+	CHECK_STR(got, "90-local.rules ");
+	return 0;
+}
+
+TEST(persist_replaces_the_rule_for_the_same_object)
+{
+	char root[PATH_MAX / 4], dir[PATH_MAX / 4], link[PATH_MAX / 4 + 8];
+	char local[PATH_MAX], text[2 * PATH_MAX], want[PATH_MAX];
+	char got[2 * PATH_MAX];
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1 };
+
+	make_tmpdir(root, sizeof(root), "persist");
+	make_target(dir, sizeof(dir));
+	snprintf(link, sizeof(link), "%s.link", dir);
+	CHECK(symlink(dir, link) == 0, "symlink");
+	local_rules(local, sizeof(local), root);
+	fake_default(&f);
+	NEEDS_CAP(&o, "add", "--persist", dir);
+	/* add --persist --lib X, then a runtime del X (the fake's rules
+	 * never had it), then add --persist --exec X */
+	EXPECT(&o, 0, "", "", "add", "--persist", "--root", root, "--lib", dir);
+	EXPECT(&o, 0, "", "", "add", "--persist", "--root", root, "--exec",
+	       dir);
+	snprintf(want, sizeof(want), "exec %s\n", dir);
+	CHECK(file_is(local, want, got, sizeof(got)), "90-local.rules: %s", got);
+	/* the same object by other names, optional or not: one line left,
+	 * where the first was */
+	snprintf(text, sizeof(text), "# mine\n-lib %s\nexec /usr\nall %s/\n",
+		 link, dir);
+	write_file(local, text);
+	EXPECT(&o, 0, "", "", "add", "--persist", "--root", root, "--exec",
+	       dir);
+	snprintf(want, sizeof(want), "# mine\nexec %s\nexec /usr\n", dir);
+	CHECK(file_is(local, want, got, sizeof(got)), "90-local.rules: %s", got);
+	EXPECT(&(struct opts){ .uid = -1 }, 0, "checked 2 rules from 1 file "
+	       "(dry run: nothing loaded)\n", "", "load", "--check", local);
+	return 0;
+}
+
+/* etc/.../10-a.rules "exec DATA/a", usr/lib/.../20-b.rules "lib DATA/b". */
+static void two_dir_tree(char *root, size_t size)
+{
+	char text[PATH_MAX], *real;
+
+	make_tmpdir(root, size, "root");
+	real = realpath(root, NULL);
+	snprintf(root, size, "%s", real);
+	free(real);
+	tree_file(root, "data/a/x", "");
+	tree_file(root, "data/b/x", "");
+	snprintf(text, sizeof(text), "exec %s/data/a\n", root);
+	tree_file(root, "etc/" RULES_D "/10-a.rules", text);
+	snprintf(text, sizeof(text), "lib %s/data/b\n", root);
+	tree_file(root, "usr/lib/" RULES_D "/20-b.rules", text);
+}
+
+TEST(load_skips_fifo_rules_file)
+{
+	char root[PATH_MAX / 4], fifo[PATH_MAX], want[2 * PATH_MAX];
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1, .timeout = 5 };
+
+	two_dir_tree(root, sizeof(root));
+	snprintf(fifo, sizeof(fifo), "%s/etc/" RULES_D "/15-fifo.rules", root);
+	CHECK(mkfifo(fifo, 0644) == 0, "mkfifo");
+	fake_default(&f);
+	NEEDS_CAP(&o, "load", "--root", root);
+	snprintf(want, sizeof(want), "denywritectl: load: %s: not a regular "
+		 "file\n", fifo);
+	EXPECT(&o, 1, "", want, "load", "--strict", "--root", root);
+	CHECK_FAKE(&f, "rules", "exec /\nlib,ignore-writers /usr/lib\n");
+	snprintf(want, sizeof(want), "denywritectl: load: %s: not a regular "
+		 "file (file skipped)\n"
+		 "denywritectl: load: 1 part was skipped: the other rules are "
+		 "in force\n", fifo);
+	EXPECT(&o, 1, "loaded 2 rules from 3 files\n", want, "load", "--root",
+	       root);
+	snprintf(want, sizeof(want), "exec %s/data/a\nlib %s/data/b\n", root,
+		 root);
+	CHECK_FAKE(&f, "rules", want);
+	return 0;
+}
+
+TEST(load_skips_a_rules_d_that_is_not_a_directory_unless_strict)
+{
+	char root[PATH_MAX / 4], run[PATH_MAX], want[2 * PATH_MAX];
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1 };
+
+	two_dir_tree(root, sizeof(root));
+	tree_file(root, "run/denywrite/rules.d", "not a directory\n");
+	snprintf(run, sizeof(run), "%s/run/" RULES_D, root);
+	fake_default(&f);
+	NEEDS_CAP(&o, "load", "--root", root);
+	snprintf(want, sizeof(want), "denywritectl: load: %s: Not a "
+		 "directory\n", run);
+	EXPECT(&o, 1, "", want, "load", "--strict", "--root", root);
+	CHECK_FAKE(&f, "rules", "exec /\nlib,ignore-writers /usr/lib\n");
+	snprintf(want, sizeof(want), "denywritectl: load: %s: Not a "
+		 "directory (directory skipped)\n"
+		 "denywritectl: load: 1 part was skipped: the other rules are "
+		 "in force\n", run);
+	EXPECT(&o, 1, "loaded 2 rules from 2 files\n", want, "load", "--root",
+	       root);
+	snprintf(want, sizeof(want), "exec %s/data/a\nlib %s/data/b\n", root,
+		 root);
+	CHECK_FAKE(&f, "rules", want);
+	return 0;
+}
+
+TEST(load_optional_rule_ignores_only_a_missing_path)
+{
+	char dir[PATH_MAX / 4], loop[PATH_MAX / 4 + 8], text[PATH_MAX];
+	char want[2 * PATH_MAX];
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1, .input = text };
+
+	make_target(dir, sizeof(dir));
+	snprintf(loop, sizeof(loop), "%s/loop", dir);
+	CHECK(symlink("loop", loop) == 0, "symlink");
+	snprintf(text, sizeof(text), "exec /\n-lib %s/gone\n-lib %s\n"
+		 "-all %s/bin/x\n", dir, loop, dir);
+	snprintf(want, sizeof(want), "denywritectl: load: <stdin>:3: %s: Too "
+		 "many levels of symbolic links\n", loop);
+	fake_default(&f);
+	EXPECT(&o, 1, "", want, "load", "--strict", "--dry-run", "-");
+	snprintf(want, sizeof(want), "denywritectl: load: <stdin>:3: %s: Too "
+		 "many levels of symbolic links (rule skipped)\n"
+		 "denywritectl: load: <stdin>:4: %s/bin/x: Not a directory "
+		 "(rule skipped)\n"
+		 "denywritectl: load: 2 parts were skipped: the other rules are "
+		 "valid\n", loop, dir);
+	EXPECT(&o, 1, "-lib,ignore-writers /usr/lib\nchecked 1 rule from 1 "
+	       "file (dry run: nothing loaded)\n", want, "load", "--dry-run",
+	       "-");
+	return 0;
+}
+
 const struct test load_tests[] = {
 	T(load_writes_the_whole_policy_and_says_how_much),
 	T(load_quiet_prints_nothing),
@@ -661,5 +963,12 @@ const struct test load_tests[] = {
 	T(diff_says_what_load_would_add_and_remove_and_exits_1),
 	T(add_and_del_persist_write_90_local_rules),
 	T(list_sources_names_the_file_and_line_runtime_or_gone),
+	T(persist_parallel_adds_all_kept),
+	T(persist_keeps_mode_and_owner_of_90_local_rules),
+	T(persist_writes_through_a_symlinked_90_local_rules),
+	T(persist_replaces_the_rule_for_the_same_object),
+	T(load_skips_fifo_rules_file),
+	T(load_skips_a_rules_d_that_is_not_a_directory_unless_strict),
+	T(load_optional_rule_ignores_only_a_missing_path),
 	{ NULL, NULL },
 };
