@@ -15,8 +15,11 @@ report.py --demo DIR
     Prints the demonstration transcript of `make run`; exits 1 if it failed.
 
 Either prints per suite and group "declared / ran / passed / skipped /
-failed", the STAT figures, the matrix of modes x scenarios, the failures,
-and last "N passed, N failed".  Exits 1 if anything failed.
+failed", the STAT figures, the matrix of modes x scenarios, the allowed
+skips, the passes of documented limits (LIMIT lines: checks the manifest
+marks "limit", or without one, named *_documented), the failures, then
+"M of the N passes are documented limits, not promises", and last "N
+passed, N failed" (CI reads that line).  Exits 1 if anything failed.
 
 A suite is DIR/SUITE/results.log.  Guest suites are written by the guest
 (qemu/guest-suites.sh) and come with DIR/SUITE/console.log, the kernel's
@@ -41,10 +44,13 @@ CELL, or a MATRIX outcome other than its CELL's; a missing suite, SUITE
 line or END line; a stale suite; a splat in a guest's kernel log (the
 console's or the dump's), a kernel message the console lost, or a dump
 that lost one; a KUnit result other than ok, or a KUnit count other than
-its KTAP plan; classic enforcement unlike the stock kernel; and anything
-of the run the manifest does not list, or listed and missing.
+its KTAP plan; classic enforcement unlike the stock kernel; a STAT a
+manifest "stat" line bounds that is missing, printed twice, not an
+integer or out of its bounds; and anything of the run the manifest does
+not list, or listed and missing.
 """
 import argparse
+import operator
 import os
 import re
 import sys
@@ -85,11 +91,35 @@ KUNIT_REQUIRED = {"lsm"}
 SUPPRESSED_ALLOW = {
 }
 
+# The kernel's direct map (x86_64, 4-level paging: the guest's CPU has
+# la57=off; no KASLR in the kcsan kernel): heap objects, never a global of
+# the kernel image or a vmalloc'ed stack.
+DIRECT_MAP = (0xffff888000000000, 0xffffc88000000000)
+# task_struct's slab alignment on x86_64 (fork_init(): L1_CACHE_BYTES and
+# ARCH_MIN_TASKALIGN, both 64).
+TASK_ALIGN = 64
+
+
+def heap_read_at_unknown_origin(size, offset, align):
+    """An excuse's condition on a KCSAN report's accesses: KCSAN saw one
+    side only ("race at unknown origin"), a plain read of size bytes of a
+    heap object's field at offset in an object aligned to align."""
+    def match(accesses):
+        if len(accesses) != 1:
+            return False
+        unknown, kind, addr, n = accesses[0]
+        return (unknown and kind == "read" and n == size and
+                DIRECT_MAP[0] <= addr < DIRECT_MAP[1] and
+                addr % align == offset % align)
+    return match
+
+
 # KCSAN reports on code outside denywrite that the suite provokes: the
 # functions the report's title names (sorted, "a / b" or "a") -> (frames
-# of which one must be in the report, why it is not denywrite's bug).  A
-# report naming a denywrite function anywhere in it, or one of
-# KCSAN_NEVER, is never excused.  README.md, "Tests", says how to add one.
+# of which one must be in the report, why it is not denywrite's bug[, a
+# condition on its accesses: a function of kcsan_accesses()]).  A report
+# naming a denywrite function anywhere in it, or one of KCSAN_NEVER, is
+# never excused.  README.md, "Tests", says how to add one.
 KCSAN_ALLOW = {
     "_copy_to_iter / copy_page_from_iter_atomic": (("vfs_read", "ksys_pread64"),
         "pread() of a tmpfs file racing with a pwrite() of it: the page cache "
@@ -105,7 +135,8 @@ KCSAN_ALLOW = {
         "which KCSAN does not instrument (kernel/sched: KCSAN_SANITIZE := "
         "n), updates it: a statistic, and no denywrite frame.  Seen twice "
         "in 1 of 6 kcsan boots (5 December 2026), in rcu_gp's process_srcu "
-        "work during stress's policy swaps"),
+        "work during stress's policy swaps",
+        heap_read_at_unknown_origin(8, 0xe0, TASK_ALIGN)),
 }
 # Frames that make a KCSAN report denywrite's business whatever its title:
 # exec reading the file it runs, which a write must never race.
@@ -114,6 +145,10 @@ KCSAN_LINE = re.compile(r"BUG: KCSAN:")
 KCSAN_TITLE = re.compile(r"BUG: KCSAN: [\w-]+ in (.+?)\s*$")
 KCSAN_END = re.compile(r"^={20,}")
 SYMBOL = re.compile(r"([A-Za-z_][\w.]*)\+0x[0-9a-f]+/0x[0-9a-f]+")
+# An access of a KCSAN report: "[race at unknown origin, with ]<kind> to
+# 0x<address> of <size> bytes by task <pid>|interrupt on cpu <n>:".
+KCSAN_ACCESS = re.compile(r"(race at unknown origin, with )?(\S+(?: \(\w+\))*) "
+                          r"to 0x([0-9a-f]+) of (\d+) bytes by ")
 
 RESULT = re.compile(r"^(PASS|FAIL|SKIP) (.+)$")
 TS = r"(?:\[\s*\d+\.\d+\] ?)?"  # printk time, if the kernel adds it
@@ -177,8 +212,15 @@ def matrix_name(key, expected, suffix):
 # indented below it:
 #   suite NAME host|guest            a suite, in the report's order
 #   group NAME N | group NAME >=N: why   a group: exactly N checks (named
-#                                    below, plus its cells), or at least N
+#                                    below, plus its cells), or at least N;
+#                                    a name below may end in " limit": a
+#                                    documented limit (LIMIT_SUFFIX)
 #   file PATH                        (in a group) the file its checks are in
+#   stat KEY OP N | stat KEY OP [P%] KEY2
+#                                    (in a group) its "STAT <group> KEY"
+#                                    must be printed once, an integer, and
+#                                    OP (== != < <= > >=) N, or P percent
+#                                    (default 100) of the STAT KEY2
 #   cells [RULES]... x MODE... x SCENARIO|@LIST... [suffix S]
 #                                    (in a group) matrix cells, each with
 #                                    its CELL, MATRIX and check line
@@ -188,10 +230,36 @@ def matrix_name(key, expected, suffix):
 #   use BLOCK                        the lines of "block BLOCK ... end"
 #   list NAME ... end                words for a cells line (@NAME)
 
+# A check named so asserts a known gap (a documented limit), not a
+# promise: the manifest marks it "limit", and the report counts its pass
+# apart.
+LIMIT_SUFFIX = "_documented"
+LIMIT_MARK = re.compile(r"(.+?)\s+limit")
+
+
+STAT_BOUND = re.compile(r"stat ([\w./-]+) (==|!=|<=|>=|<|>) "
+                        r"(?:(-?\d+)|(?:(\d+)% )?([A-Za-z_][\w./-]*))")
+OPS = {"==": operator.eq, "!=": operator.ne, "<": operator.lt,
+       "<=": operator.le, ">": operator.gt, ">=": operator.ge}
+
+
+class StatBound:
+    """A stat line: STAT key OP number, or OP pct percent of STAT ref."""
+
+    def __init__(self, m):
+        self.text = m.group(0)[len("stat "):]
+        self.bound = self.text[len(m.group(1)) + 1:]  # "OP N", "OP P% KEY2"
+        self.key, self.op, self.ref = m.group(1), m.group(2), m.group(5)
+        self.number = int(m.group(3)) if m.group(3) else None
+        self.pct = int(m.group(4)) if m.group(4) else 100
+
+
 class MGroup:
     def __init__(self, name, count, minimum, why):
         self.name, self.count, self.minimum, self.why = name, count, minimum, why
         self.names = []       # listed check names
+        self.limits = set()   # those marked limit
+        self.stats = []       # StatBound of its stat lines
         self.cells = {}       # (rules, mode, scenario) -> name suffix
         self.files = []
 
@@ -263,10 +331,8 @@ class Manifest:
         into = None  # the list indented names go to, and what they are
         for no, line in lines:
             if line[0] in " \t":
-                if into is None:
-                    self.err(no, f"an indented line under nothing: {line.strip()}")
-                else:
-                    into.append(line.strip())
+                self.indented(no, line.strip(), into,
+                              group if group and into is group.names else None)
                 continue
             f = line.split()
             word = f[0]
@@ -302,6 +368,14 @@ class Manifest:
                     self.err(no, f"'file PATH' outside a group: {line}")
                     continue
                 group.files.append(f[1])
+                into = group.names
+            elif word == "stat":
+                m = STAT_BOUND.fullmatch(line)
+                if group is None or not m:
+                    self.err(no, "expected 'stat KEY OP N' or 'stat KEY OP "
+                                 f"[P%] KEY' in a group: {line}")
+                    continue
+                group.stats.append(StatBound(m))
                 into = group.names
             elif word == "cells":
                 if group is None:
@@ -341,6 +415,20 @@ class Manifest:
             for n in names:
                 suite.skips[n] = why
 
+    def indented(self, no, text, into, group):
+        """A name below a directive, into the list into; group: the group
+        whose checks the list is, if it is, for a " limit" mark."""
+        m = LIMIT_MARK.fullmatch(text)
+        if into is None:
+            self.err(no, f"an indented line under nothing: {text}")
+        elif m and group is None:
+            self.err(no, f"only a group's check may be marked limit: {text}")
+        elif m:
+            into.append(m.group(1))
+            group.limits.add(m.group(1))
+        else:
+            into.append(text)
+
     def parse_cells(self, no, line, group):
         parts = line[len("cells"):].split(" x ")
         if len(parts) != 3:
@@ -375,6 +463,18 @@ class Manifest:
                         self.err(no, f"cell [{r}] {m} {sc} twice")
                     group.cells[(r, m, sc)] = suffix
 
+    def validate_limits(self, s, g):
+        """A limit is a check named *_documented, and every such check is
+        a limit: the name and the mark cannot drift apart."""
+        for name in g.names:
+            if name.endswith(LIMIT_SUFFIX) and name not in g.limits:
+                self.err(0, f"{s.name}/{g.name}: {name} ends in {LIMIT_SUFFIX} "
+                            "but is not marked limit")
+        for name in sorted(g.limits):
+            if not name.endswith(LIMIT_SUFFIX):
+                self.err(0, f"{s.name}/{g.name}: {name} is marked limit but "
+                            f"does not end in {LIMIT_SUFFIX}")
+
     def validate(self):
         for s in self.suites.values():
             seen = {}
@@ -387,6 +487,7 @@ class Manifest:
                 if g.minimum and n > g.count:
                     self.err(0, f"{s.name}/{g.name}: at least {g.count}, "
                                 f"but lists {n}")
+                self.validate_limits(s, g)
                 for name in g.names:
                     if name in seen:
                         self.err(0, f"{s.name}: check {name} in {seen[name]} "
@@ -438,6 +539,7 @@ class Suite:
         self.kmsg = []        # (seq, prio, text) of the KMSG lines
         self.kmsg_end = None  # (records, lost) of KMSG-END
         self.excused = []     # kernel log lines an allow list excused
+        self.limits = None    # the manifest's limits; None: by name
         self.groups = {}      # name -> Group, in order of appearance
         self.end = False
         self.problems = []    # (what, why): suite-level failures
@@ -739,12 +841,44 @@ def compare_group(g, mg):
                                f"says {mg.count}"))
 
 
+def stat_value(g, key):
+    """(the integer of g's STAT key, None), or (None, why not)."""
+    values = [v for k, v in g.stats if k == key]
+    if not values:
+        return None, f"no STAT {g.name} {key}"
+    if len(values) > 1:
+        return None, f"STAT {g.name} {key} printed {len(values)} times"
+    if not re.fullmatch(r"-?\d+", values[0].strip()):
+        return None, f"STAT {g.name} {key} is '{values[0]}', not an integer"
+    return int(values[0]), None
+
+
+def compare_stats(g, mg):
+    """g's STAT figures against the bounds of mg's stat lines: a figure a
+    verdict depends on fails out of bounds, whatever the check line says."""
+    for b in mg.stats:
+        got, why = stat_value(g, b.key)
+        ref = None
+        if why is None and b.ref:
+            ref, why = stat_value(g, b.ref)
+        if why:
+            g.problems.append(("manifest_stat_missing",
+                               f"{why} (tests/manifest: stat {b.text})"))
+        elif b.ref and not OPS[b.op](got * 100, b.pct * ref):
+            g.problems.append((f"manifest_stat_{b.key}", f"STAT {b.key} is "
+                               f"{got}, tests/manifest wants {b.bound} ({ref})"))
+        elif not b.ref and not OPS[b.op](got, b.number):
+            g.problems.append((f"manifest_stat_{b.key}", f"STAT {b.key} is "
+                               f"{got}, tests/manifest wants {b.bound}"))
+
+
 def check_manifest(s, ms, logs):
     """The suite against its manifest entry ms; logs: its kernel log lines."""
     for no, name in s.allow_skip_lines:
         s.problem("allow_skip_line", f"line {no}: ALLOW-SKIP {name}: only "
                   "tests/manifest allows a skip, never the guest")
     s.allowed = set(ms.skips)
+    s.limits = set().union(*(mg.limits for mg in ms.groups.values()))
     for name, mg in ms.groups.items():
         g = s.group(name)
         if s.declared is not None and name not in s.declared and g.plans:
@@ -753,6 +887,7 @@ def check_manifest(s, ms, logs):
             g.problems.append(("declared", "in tests/manifest, but neither in "
                                            "the suite's GROUPS line nor run"))
         compare_group(g, mg)
+        compare_stats(g, mg)
     for name, g in s.groups.items():
         if not g.synthetic and name not in ms.groups:
             g.problems.append(("manifest", "not in tests/manifest"))
@@ -885,6 +1020,25 @@ def check_kmsg(s, console, required):
                   f"lowered, or messages dropped), first: {absent[0][:160]}")
 
 
+def kcsan_accesses(block):
+    """The accesses of a KCSAN report's lines: (at unknown origin, kind,
+    address, size) each."""
+    out = []
+    for line in block:
+        m = KCSAN_ACCESS.search(line)
+        if m:
+            out.append((bool(m.group(1)), m.group(2), int(m.group(3), 16),
+                        int(m.group(4))))
+    return out
+
+
+def kcsan_excuse(entry):
+    """A KCSAN_ALLOW entry as (frames, why, condition on the accesses)."""
+    if entry is None or isinstance(entry, str):
+        return (), entry, None
+    return tuple(entry) + (None,) * (3 - len(entry))
+
+
 def kcsan_reports(lines, dw_funcs, allow=None):
     """(title line, excuse or None) for each KCSAN report in lines.  A
     report whose title is not "<kind> in <functions>" (an ASSERT_EXCLUSIVE
@@ -906,11 +1060,11 @@ def kcsan_reports(lines, dw_funcs, allow=None):
                 break
             block.append(nxt)
         frames = set(funcs) | set(SYMBOL.findall("\n".join(block)))
-        entry = allow.get(" / ".join(funcs))
-        need, why = ((), entry) if isinstance(entry, str) else entry or ((), None)
+        need, why, access = kcsan_excuse(allow.get(" / ".join(funcs)))
         if why and (frames & (dw_funcs | KCSAN_NEVER) or
-                    (need and not frames & set(need))):
-            why = None  # denywrite's own code is never excused
+                    (need and not frames & set(need)) or
+                    (access and not access(kcsan_accesses(block)))):
+            why = None  # denywrite's own code, or another race: never excused
         out.append((line.strip(), why))
     return out
 
@@ -964,6 +1118,7 @@ class Tally:
         self.passed = 0
         self.failures = []   # "suite/what: why"
         self.skipped = []
+        self.limits = []     # "suite/check" of the passes that are limits
 
     def fail(self, where, why):
         self.failures.append(f"{where}: {why}")
@@ -977,6 +1132,14 @@ def collapse(problems):
         count[what] = count.get(what, 0) + 1
     return [(w, first[w] + (f" (and {count[w] - 1} more)" if count[w] > 1 else ""))
             for w in first]
+
+
+def is_limit(s, name):
+    """A documented limit: marked so in the manifest, or, without one,
+    named so."""
+    if s.limits is None:
+        return name.endswith(LIMIT_SUFFIX)
+    return name in s.limits
 
 
 def tally_suite(t, s):
@@ -998,6 +1161,8 @@ def tally_suite(t, s):
             seen[name] = g.name
             if kind == "PASS":
                 passed += 1
+                if is_limit(s, name):
+                    t.limits.append(f"{s.name}/{name}")
             elif kind == "FAIL":
                 t.fail(f"{s.name}/{name}", why or "failed")
             elif name in s.allowed:
@@ -1175,6 +1340,9 @@ def main_report(args):
     print()
     for f in t.skipped:
         print(f"SKIP {f} (allowed)")
+    for f in t.limits:
+        print(f"LIMIT {f} (a documented limit: the known gap is still as "
+              "documented)")
     for s in suites:
         for line in s.excused:
             print(f"EXCUSED {s.name}: {line}")
@@ -1185,6 +1353,8 @@ def main_report(args):
     elif partial is not None:
         print(f"(partial: only {', '.join(names) or 'no suite'} of "
               f"{args.manifest} checked)")
+    print(f"{len(t.limits)} of the {t.passed} passes are documented limits, "
+          "not promises")
     print(f"{t.passed} passed, {len(t.failures)} failed")
     return 1 if t.failures else 0
 

@@ -8,7 +8,8 @@
  *
  * Runs as root in the guest with denywrite active.  Output: "PLAN
  * <group> N" (N: the rows of the table), then one PASS/FAIL line a row,
- * named <behaviour>_<allowed|denied|refused_ERRNO>_in_<mode>[<rules>];
+ * named <behaviour>_<allowed|denied|refused_ERRNO>[_<words>]_in_<mode>
+ * [<rules>] (the verdict made from the errno the row expects);
  * per-case times on stderr (dwrun gives the group's seconds).  The group is
  * $DWTEST_GROUP (set by dwrun), else "promises".  Exit 0 iff no check
  * failed.  The mode and rules found at the start are restored at the end,
@@ -34,8 +35,11 @@ enum counter { C_WRITE, C_TRUNCATE, C_EXEC, C_MMAP, C_AUDITED, C_COUNT };
 typedef int (*prep_fn)(struct ctx *c, const void *arg, char *why,
 		       size_t whylen);
 
+/* A row's check is named <what>_<verdict>[_<after>]_in_<mode>[<rules>],
+ * the verdict made from want (as coverage.c names its checks), so that the
+ * name cannot say another verdict than the one the row checks. */
 struct row {
-	const char *name;  /* the behaviour and its verdict */
+	const char *what;  /* the behaviour */
 	const char *mode;  /* while the case runs */
 	const char *rules; /* set after prep, before the case; "" for none */
 	prep_fn prep;      /* files and mounts, under no rules; or NULL */
@@ -43,6 +47,7 @@ struct row {
 	const void *arg;
 	int want;             /* the errno the case must return; 0: success */
 	int moves[C_COUNT];   /* by how much each counter must move */
+	const char *after;    /* words after the verdict in the name, or NULL */
 };
 
 #define ENF "enforce"
@@ -94,148 +99,155 @@ static const struct query_arg q_nobody = { 0, 65534, NULL },
 static const struct row rows[] = {
 	/* Protection ends with its last user: exec of another program,
 	 * munmap (and the fd, when one is kept). */
-	{ "protection_ends_when_last_holder_execs_another_program_allowed",
-	  ENF, EXEC_BIN, NULL, case_exec_away, NULL, 0, WRITES(2) },
-	{ "protection_ends_at_munmap_allowed", ENF, LIB_LIB, NULL,
-	  case_munmap, &fd_closed, 0, WRITES(1) },
-	{ "protection_ends_when_fd_kept_after_munmap_is_closed_allowed", ENF,
-	  LIB_LIB, NULL, case_munmap, &fd_kept, 0, WRITES(2) },
+	{ "protection_ends_when_last_holder_execs_another_program",
+	  ENF, EXEC_BIN, NULL, case_exec_away, NULL, 0, WRITES(2), NULL },
+	{ "protection_ends_at_munmap", ENF, LIB_LIB, NULL,
+	  case_munmap, &fd_closed, 0, WRITES(1), NULL },
+	{ "protection_ends_when_fd_kept_after_munmap_is_closed", ENF,
+	  LIB_LIB, NULL, case_munmap, &fd_kept, 0, WRITES(2), NULL },
 	/* Three opens of one library, each mapped: the first hold is kept
 	 * in the inode, the others in the table. */
-	{ "protection_lasts_until_last_of_three_mappings_goes_first_mapped_first_allowed",
+	{ "protection_lasts_until_last_of_three_mappings_goes_first_mapped_first",
 	  ENF, LIB_LIB, NULL, case_many_holders, &in_map_order, 0,
-	  WRITES(3) },
-	{ "protection_lasts_until_last_of_three_mappings_goes_last_mapped_first_allowed",
+	  WRITES(3), NULL },
+	{ "protection_lasts_until_last_of_three_mappings_goes_last_mapped_first",
 	  ENF, LIB_LIB, NULL, case_many_holders, &in_reverse_order, 0,
-	  WRITES(3) },
+	  WRITES(3), NULL },
 
 	/* Mode off drops every hold and audit mark, and switches the hooks
 	 * off; the next mode that protects starts afresh. */
-	{ "mode_off_drops_holds_running_program_writable_until_run_again_allowed",
-	  ENF, EXEC_BIN, NULL, case_mode_off_drops_holds, NULL, 0, WRITES(2) },
-	{ "protection_ends_at_munmap_after_mode_off_and_back_allowed", ENF,
-	  LIB_LIB, NULL, case_release_after_off, NULL, 0, WRITES(1) },
-	{ "mode_off_drops_audit_marks_old_writer_logged_again_allowed", AUD,
-	  LIB_LIB, NULL, case_mode_off_drops_marks, NULL, 0, AUDITED(4) },
+	{ "mode_off_drops_holds_running_program_writable_until_run_again",
+	  ENF, EXEC_BIN, NULL, case_mode_off_drops_holds, NULL, 0,
+	  WRITES(2), NULL },
+	{ "protection_ends_at_munmap_after_mode_off_and_back", ENF,
+	  LIB_LIB, NULL, case_release_after_off, NULL, 0, WRITES(1), NULL },
+	{ "mode_off_drops_audit_marks_old_writer_logged_again", AUD,
+	  LIB_LIB, NULL, case_mode_off_drops_marks, NULL, 0, AUDITED(4), NULL },
 
 	/* What stays allowed and what is refused. */
-	{ "chmod_of_running_program_allowed", ENF, EXEC_BIN, NULL, case_chmod,
-	  NULL, 0, WRITES(2) },
-	{ "ftruncate_through_writer_fd_opened_before_exec_denied", ENF,
+	{ "chmod_of_running_program", ENF, EXEC_BIN, NULL, case_chmod,
+	  NULL, 0, WRITES(2), NULL },
+	{ "ftruncate_through_writer_fd_opened_before_exec", ENF,
 	  "exec,ignore-writers " PRM_BIN, NULL, case_ftruncate_old_fd, NULL,
-	  ETXTBSY, TRUNCATES(1) },
-	{ "mprotect_exec_of_file_open_for_writing_denied", ENF, LIB_LIB, NULL,
-	  case_map_with_writer, &mprotect_only, ETXTBSY, MMAPS(1) },
+	  ETXTBSY, TRUNCATES(1), NULL },
+	{ "mprotect_exec_of_file_open_for_writing", ENF, LIB_LIB, NULL,
+	  case_map_with_writer, &mprotect_only, ETXTBSY, MMAPS(1), NULL },
 
 	/* ignore-writers on a lib rule, and the control without it; a
 	 * shared writable mapping is a writer it does not ignore. */
-	{ "lib_ignore_writers_mmap_exec_of_file_open_for_writing_allowed", ENF,
-	  LIB_IW, NULL, case_map_with_writer, &mmap_only, 0, NO_MOVES },
-	{ "lib_ignore_writers_mprotect_exec_of_file_open_for_writing_allowed",
+	{ "lib_ignore_writers_mmap_exec_of_file_open_for_writing", ENF,
+	  LIB_IW, NULL, case_map_with_writer, &mmap_only, 0, NO_MOVES, NULL },
+	{ "lib_ignore_writers_mprotect_exec_of_file_open_for_writing",
 	  ENF, LIB_IW, NULL, case_map_with_writer, &mprotect_only, 0,
-	  NO_MOVES },
-	{ "lib_ignore_writers_new_writer_of_mapped_file_denied", ENF, LIB_IW,
-	  NULL, case_map_with_writer, &mmap_new_writer, ETXTBSY, WRITES(1) },
-	{ "lib_ignore_writers_write_through_old_writer_fd_denied", ENF, LIB_IW,
-	  NULL, case_map_with_writer, &mmap_old_fd_write, ETXTBSY, WRITES(1) },
-	{ "lib_ignore_writers_mmap_exec_of_file_mapped_shared_writable_denied",
+	  NO_MOVES, NULL },
+	{ "lib_ignore_writers_new_writer_of_mapped_file", ENF, LIB_IW,
+	  NULL, case_map_with_writer, &mmap_new_writer, ETXTBSY,
+	  WRITES(1), NULL },
+	{ "lib_ignore_writers_write_through_old_writer_fd", ENF, LIB_IW,
+	  NULL, case_map_with_writer, &mmap_old_fd_write, ETXTBSY,
+	  WRITES(1), NULL },
+	{ "lib_ignore_writers_mmap_exec_of_file_mapped_shared_writable",
 	  ENF, LIB_IW, NULL, case_map_with_writer, &mmap_shared_writer,
-	  ETXTBSY, MMAPS(1) },
-	{ "lib_mmap_exec_of_file_open_for_writing_denied", ENF, LIB_LIB, NULL,
-	  case_map_with_writer, &mmap_only, ETXTBSY, MMAPS(1) },
+	  ETXTBSY, MMAPS(1), NULL },
+	{ "lib_mmap_exec_of_file_open_for_writing", ENF, LIB_LIB, NULL,
+	  case_map_with_writer, &mmap_only, ETXTBSY, MMAPS(1), NULL },
 
 	/* A rule change never adds or removes protection of a running file
 	 * (the new rule protects the next one: one write counted). */
-	{ "rule_added_while_program_runs_leaves_it_writable_allowed", ENF,
-	  NONE, NULL, case_rule_change, &add_exec, 0, WRITES(1) },
-	{ "rule_removed_while_program_runs_keeps_it_protected_until_exit_denied",
+	{ "rule_added_while_program_runs_leaves_it_writable", ENF,
+	  NONE, NULL, case_rule_change, &add_exec, 0, WRITES(1), NULL },
+	{ "rule_removed_while_program_runs_keeps_it_protected_until_exit",
 	  ENF, EXEC_BIN, NULL, case_rule_change, &del_exec, ETXTBSY,
-	  WRITES(1) },
-	{ "lib_rule_added_while_file_mapped_leaves_it_writable_allowed", ENF,
-	  NONE, NULL, case_rule_change, &add_lib, 0, WRITES(1) },
-	{ "lib_rule_removed_while_file_mapped_keeps_it_protected_until_munmap_denied",
-	  ENF, LIB_LIB, NULL, case_rule_change, &del_lib, ETXTBSY, WRITES(1) },
+	  WRITES(1), NULL },
+	{ "lib_rule_added_while_file_mapped_leaves_it_writable", ENF,
+	  NONE, NULL, case_rule_change, &add_lib, 0, WRITES(1), NULL },
+	{ "lib_rule_removed_while_file_mapped_keeps_it_protected_until_munmap",
+	  ENF, LIB_LIB, NULL, case_rule_change, &del_lib, ETXTBSY,
+	  WRITES(1), NULL },
 
 	/* A rule never keeps its filesystem from being unmounted: the rule
 	 * goes with it. */
-	{ "umount_with_rule_on_mount_root_allowed_rule_gone", ENF,
+	{ "umount_with_rule_on_mount_root", ENF,
 	  "exec " PRM_MNT, prep_mount, case_umount, &umount_plain, 0,
-	  NO_MOVES },
-	{ "umount_with_rule_below_mount_root_allowed_rule_gone", ENF,
+	  NO_MOVES, "rule_gone" },
+	{ "umount_with_rule_below_mount_root", ENF,
 	  "exec " PRM_MNT "/sub", prep_mount, case_umount, &umount_plain,
-	  0, NO_MOVES },
-	{ "umount_once_rule_removed_allowed", ENF, "exec " PRM_MNT, prep_mount,
-	  case_umount, &umount_cleared, 0, NO_MOVES },
-	{ "umount_lazy_with_rule_on_mount_allowed", ENF, "exec " PRM_MNT,
-	  prep_mount, case_umount, &umount_lazy, 0, NO_MOVES },
+	  0, NO_MOVES, "rule_gone" },
+	{ "umount_once_rule_removed", ENF, "exec " PRM_MNT, prep_mount,
+	  case_umount, &umount_cleared, 0, NO_MOVES, NULL },
+	{ "umount_lazy_with_rule_on_mount", ENF, "exec " PRM_MNT,
+	  prep_mount, case_umount, &umount_lazy, 0, NO_MOVES, NULL },
 
 	/* binfmt_misc interpreters, opened at exec and at registration. */
-	{ "binfmt_misc_interpreter_protected_while_its_format_runs_denied",
+	{ "binfmt_misc_interpreter_protected_while_its_format_runs",
 	  ENF, EXEC_BIN, prep_binfmt, case_binfmt, &binfmt_plain, ETXTBSY,
-	  WRITES(1) },
-	{ "binfmt_misc_open_file_interpreter_protected_while_its_format_runs_denied",
+	  WRITES(1), NULL },
+	{ "binfmt_misc_open_file_interpreter_protected_while_its_format_runs",
 	  ENF, EXEC_BIN, prep_binfmt, case_binfmt, &binfmt_open_file, ETXTBSY,
-	  WRITES(1) },
+	  WRITES(1), NULL },
 
 	/* execveat(2). */
-	{ "execveat_of_name_in_directory_fd_protects_program_denied", ENF,
-	  EXEC_BIN, NULL, case_execveat, &at_dirfd, ETXTBSY, WRITES(1) },
-	{ "execveat_empty_path_of_file_fd_protects_program_denied", ENF,
-	  EXEC_BIN, NULL, case_execveat, &at_empty_path, ETXTBSY, WRITES(1) },
-	{ "execveat_empty_path_of_file_open_for_writing_denied", ENF, EXEC_BIN,
-	  NULL, case_execveat, &at_writer, ETXTBSY, EXECS(1) },
+	{ "execveat_of_name_in_directory_fd_protects_program", ENF,
+	  EXEC_BIN, NULL, case_execveat, &at_dirfd, ETXTBSY, WRITES(1), NULL },
+	{ "execveat_empty_path_of_file_fd_protects_program", ENF,
+	  EXEC_BIN, NULL, case_execveat, &at_empty_path, ETXTBSY,
+	  WRITES(1), NULL },
+	{ "execveat_empty_path_of_file_open_for_writing", ENF, EXEC_BIN,
+	  NULL, case_execveat, &at_writer, ETXTBSY, EXECS(1), NULL },
 
 	/* prctl(PR_SET_MM_MAP), as PR_SET_MM_EXE_FILE (group prctl). */
-	{ "prctl_set_mm_map_protects_new_exe_until_exit_denied", ENF, EXEC_BIN,
-	  NULL, case_mm_map, &mm_alone, ETXTBSY, WRITES(1) },
-	{ "prctl_set_mm_map_of_file_open_for_writing_denied", ENF, EXEC_BIN,
-	  NULL, case_mm_map, &mm_writer, ETXTBSY, EXECS(1) },
+	{ "prctl_set_mm_map_protects_new_exe_until_exit", ENF, EXEC_BIN,
+	  NULL, case_mm_map, &mm_alone, ETXTBSY, WRITES(1), NULL },
+	{ "prctl_set_mm_map_of_file_open_for_writing", ENF, EXEC_BIN,
+	  NULL, case_mm_map, &mm_writer, ETXTBSY, EXECS(1), NULL },
 
 	/* A lib rule stops at its directory, on the same filesystem. */
-	{ "lib_rule_leaves_mapped_file_of_parent_directory_writable_allowed",
+	{ "lib_rule_leaves_mapped_file_of_parent_directory_writable",
 	  ENF, "lib " OUTSIDE_DIR, prep_usrlib, case_lib_outside, &parent_dir,
-	  0, WRITES(1) },
-	{ "lib_rule_leaves_mapped_file_extending_its_name_writable_allowed",
+	  0, WRITES(1), NULL },
+	{ "lib_rule_leaves_mapped_file_extending_its_name_writable",
 	  ENF, "lib " OUTSIDE_DIR, prep_usrlib, case_lib_outside, &name_prefix,
-	  0, WRITES(1) },
+	  0, WRITES(1), NULL },
 
 	/* stats: protected counts inodes, exactly. */
-	{ "protected_count_rises_by_one_per_running_file_and_returns_to_baseline_allowed",
-	  ENF, EXEC_BIN, NULL, case_protected_count, NULL, 0, NO_MOVES },
+	{ "protected_count_rises_by_one_per_running_file_and_returns_to_baseline",
+	  ENF, EXEC_BIN, NULL, case_protected_count, NULL, 0, NO_MOVES, NULL },
 
 	/* The audit record, field by field. */
-	{ "audit_record_of_refused_write_exact_denied", ENF, EXEC_BIN, NULL,
-	  case_audit_record, &a_write, ETXTBSY, WRITES(1) },
-	{ "audit_record_of_audited_write_exact_allowed", AUD, EXEC_BIN, NULL,
-	  case_audit_record, &a_write, 0, AUDITED(1) },
+	{ "audit_record_of_refused_write_exact", ENF, EXEC_BIN, NULL,
+	  case_audit_record, &a_write, ETXTBSY, WRITES(1), NULL },
+	{ "audit_record_of_audited_write_exact", AUD, EXEC_BIN, NULL,
+	  case_audit_record, &a_write, 0, AUDITED(1), NULL },
 	/* truncate(2): exec's denial refuses it in the VFS, unrecorded; the
 	 * hold of an ignore-writers rule is the hooks', which record it. */
-	{ "audit_record_of_refused_truncate_exact_denied", ENF,
+	{ "audit_record_of_refused_truncate_exact", ENF,
 	  "exec,ignore-writers " PRM_BIN, NULL, case_audit_record, &a_truncate,
-	  ETXTBSY, TRUNCATES(1) },
-	{ "audit_record_of_refused_exec_exact_denied", ENF, EXEC_BIN, NULL,
-	  case_audit_record, &a_exec, ETXTBSY, EXECS(1) },
-	{ "audit_record_of_refused_mmap_exact_denied", ENF, LIB_LIB, NULL,
-	  case_audit_record, &a_mmap, ETXTBSY, MMAPS(1) },
-	{ "audit_record_of_audited_mmap_exact_allowed", AUD, LIB_LIB, NULL,
-	  case_audit_record, &a_mmap, 0, AUDITED(1) },
+	  ETXTBSY, TRUNCATES(1), NULL },
+	{ "audit_record_of_refused_exec_exact", ENF, EXEC_BIN, NULL,
+	  case_audit_record, &a_exec, ETXTBSY, EXECS(1), NULL },
+	{ "audit_record_of_refused_mmap_exact", ENF, LIB_LIB, NULL,
+	  case_audit_record, &a_mmap, ETXTBSY, MMAPS(1), NULL },
+	{ "audit_record_of_audited_mmap_exact", AUD, LIB_LIB, NULL,
+	  case_audit_record, &a_mmap, 0, AUDITED(1), NULL },
 
 	/* Audit mode counts (and logs) the writes through one file once;
 	 * a truncating open is a write and a truncation. */
-	{ "audit_mode_counts_writes_through_fd_opened_before_exec_once_allowed",
+	{ "audit_mode_counts_writes_through_fd_opened_before_exec_once",
 	  AUD, "exec,ignore-writers " PRM_BIN, NULL, case_audit_count,
-	  &old_fd_writes, 0, AUDITED(1) },
-	{ "audit_mode_counts_open_for_writing_and_its_writes_once_allowed", AUD,
-	  EXEC_BIN, NULL, case_audit_count, &new_fd_writes, 0, AUDITED(1) },
-	{ "audit_mode_counts_truncating_open_and_its_writes_twice_allowed", AUD,
+	  &old_fd_writes, 0, AUDITED(1), NULL },
+	{ "audit_mode_counts_open_for_writing_and_its_writes_once", AUD,
+	  EXEC_BIN, NULL, case_audit_count, &new_fd_writes, 0,
+	  AUDITED(1), NULL },
+	{ "audit_mode_counts_truncating_open_and_its_writes_twice", AUD,
 	  EXEC_BIN, NULL, case_audit_count, &truncating_fd_writes, 0,
-	  AUDITED(2) },
+	  AUDITED(2), NULL },
 
 	/* query resolves the path with the writer's credentials. */
-	{ "query_written_as_uid65534_under_0700_directory_refused_EACCES", ENF,
-	  "exec " PRM_Q, prep_query, case_query, &q_nobody, EACCES, NO_MOVES },
-	{ "query_written_as_root_under_0700_directory_answers_allowed", ENF,
-	  "exec " PRM_Q, prep_query, case_query, &q_root, 0, NO_MOVES },
+	{ "query_written_as_uid65534_under_0700_directory", ENF,
+	  "exec " PRM_Q, prep_query, case_query, &q_nobody, EACCES,
+	  NO_MOVES, NULL },
+	{ "query_written_as_root_under_0700_directory_answers", ENF,
+	  "exec " PRM_Q, prep_query, case_query, &q_root, 0, NO_MOVES, NULL },
 };
 
 /* --- policy and counters ----------------------------------------------- */
@@ -361,9 +373,23 @@ int expect(const char *what, int got, int want, char *why, size_t whylen)
 
 static const char *group = "promises";
 
+/* "allowed" (want 0), "denied" (ETXTBSY) or "refused_<ERRNO>". */
+static const char *verdict(int want)
+{
+	static char buf[48];
+
+	if (want == 0)
+		return "allowed";
+	if (want == ETXTBSY)
+		return "denied";
+	snprintf(buf, sizeof(buf), "refused_%s", errname(want));
+	return buf;
+}
+
 static void row_name(char *buf, size_t len, const struct row *r)
 {
-	snprintf(buf, len, "%s_in_%s[%s]", r->name, r->mode,
+	snprintf(buf, len, "%s_%s%s%s_in_%s[%s]", r->what, verdict(r->want),
+		 r->after ? "_" : "", r->after ? r->after : "", r->mode,
 		 *r->rules ? r->rules : "no rules");
 }
 
@@ -442,7 +468,7 @@ static void run_row(const struct row *r)
 		fail(name, "%s", failed);
 	else
 		pass(name);
-	fprintf(stderr, "promises: %s: %.2f s\n", r->name,
+	fprintf(stderr, "promises: %s: %.2f s\n", name,
 		(double)(now_us() - start) / 1e6);
 }
 

@@ -474,6 +474,79 @@ CASES = [
     C("message_in_the_middle_of_a_console_line_is_found", "pass", [
         sub(CON, "^Run /init as init process$",
             "dwtest: half a lineRun /init as init process")]),
+
+    # Documented limits (issue 31, item 7): a check named *_documented
+    # asserts a known gap; the manifest marks it "limit", and the report
+    # counts its pass apart, on a line before the last.
+    C("documented_limit_counted_apart", "pass", [
+        sub(LSM, "^PASS kmemleak_is_enabled$", "PASS kmemleak_is_enabled_documented"),
+        manifest_sub("^  kmemleak_is_enabled$", "  kmemleak_is_enabled_documented limit")],
+      [r"^LIMIT lsm/kmemleak_is_enabled_documented \(a documented limit",
+       r"^1 of the 17 passes are documented limits, not promises\n17 passed, 0 failed\n\Z"]),
+    C("documented_limit_that_fails_fails", "lsm/kmemleak_is_enabled_documented: changed", [
+        sub(LSM, "^PASS kmemleak_is_enabled$",
+            "FAIL kmemleak_is_enabled_documented: changed"),
+        manifest_sub("^  kmemleak_is_enabled$", "  kmemleak_is_enabled_documented limit")],
+      [r"^0 of the 16 passes are documented limits, not promises$"]),
+    C("documented_check_not_marked_limit_fails",
+      "manifest: lsm/kmemleak: kmemleak_is_enabled_documented ends in _documented "
+      "but is not marked limit", [
+          sub(LSM, "^PASS kmemleak_is_enabled$", "PASS kmemleak_is_enabled_documented"),
+          manifest_sub("^  kmemleak_is_enabled$", "  kmemleak_is_enabled_documented")]),
+    C("limit_mark_on_a_check_not_named_documented_fails",
+      "manifest: lsm/kmemleak: kmemleak_is_enabled is marked limit but does not "
+      "end in _documented", [
+          manifest_sub("^  kmemleak_is_enabled$", "  kmemleak_is_enabled limit")]),
+    C("limit_mark_outside_a_group_fails",
+      "manifest/line 18: only a group's check may be marked limit: parse_rule_valid limit", [
+          manifest_sub("^  parse_rule_valid$", "  parse_rule_valid limit")]),
+    C("without_manifest_documented_name_is_a_limit", "pass", [
+        sub(LSM, "^PASS kmemleak_is_enabled$", "PASS kmemleak_is_enabled_documented")],
+      [r"^LIMIT lsm/kmemleak_is_enabled_documented ",
+       r"^1 of the \d+ passes are documented limits, not promises$"], LEGACY),
+
+    # Figures a verdict depends on (issue 31, item 3): a "stat" line of the
+    # manifest bounds a STAT of its group, whatever the check line says.
+    C("stat_within_its_bounds_passes", "pass", [
+        after("manifest", "^  exec_race_never_both_succeed",
+              "stat race_both_succeeded == 0\nstat race_rounds >= 40\n"
+              "stat race_both_succeeded <= 10% race_rounds\n"
+              "stat race_rounds > race_both_succeeded")]),
+    C("stat_out_of_bounds_fails_though_the_check_passes",
+      "lsm/dwtest: STAT race_both_succeeded is 3, tests/manifest wants == 0", [
+          after("manifest", "^  exec_race_never_both_succeed",
+                "stat race_both_succeeded == 0"),
+          sub(LSM, "^STAT dwtest race_both_succeeded 0$",
+              "STAT dwtest race_both_succeeded 3")]),
+    C("stat_missing_fails",
+      "lsm/dwtest: no STAT dwtest race_both_succeeded (tests/manifest: "
+      "stat race_both_succeeded == 0)", [
+          after("manifest", "^  exec_race_never_both_succeed",
+                "stat race_both_succeeded == 0"),
+          drop(LSM, "^STAT dwtest race_both_succeeded ")]),
+    C("stat_above_a_share_of_another_fails",
+      "lsm/dwtest: STAT race_both_succeeded is 5, tests/manifest wants <= 10% "
+      "race_rounds (43)", [
+          after("manifest", "^  exec_race_never_both_succeed",
+                "stat race_both_succeeded <= 10% race_rounds"),
+          sub(LSM, "^STAT dwtest race_both_succeeded 0$",
+              "STAT dwtest race_both_succeeded 5")]),
+    C("stat_printed_twice_fails",
+      "lsm/dwtest: STAT dwtest race_both_succeeded printed 2 times", [
+          after("manifest", "^  exec_race_never_both_succeed",
+                "stat race_both_succeeded == 0"),
+          after(LSM, "^STAT dwtest race_both_succeeded 0$",
+                "STAT dwtest race_both_succeeded 0")]),
+    C("stat_not_a_number_fails",
+      "lsm/dwtest: STAT dwtest race_both_succeeded is 'none', not an integer", [
+          after("manifest", "^  exec_race_never_both_succeed",
+                "stat race_both_succeeded == 0"),
+          sub(LSM, "^STAT dwtest race_both_succeeded 0$",
+              "STAT dwtest race_both_succeeded none")]),
+    C("manifest_stat_malformed_fails",
+      "manifest/line 25: expected 'stat KEY OP N' or 'stat KEY OP [P%] KEY'", [
+          after("manifest", "^  exec_race_never_both_succeed",
+                "stat race_both_succeeded about 0")]),
 ]
 
 # A kernel log line of each splat kind of report.SPLATS.
@@ -586,6 +659,37 @@ def kcsan_copy_excuse_needs_a_read():
         f"excused (pread, exec's read, no read): {got}, expected [True, False, False]"
 
 
+def kcsan_worker_excuse_needs_its_field_read():
+    """The workqueue worker's race at unknown origin is excused only as its
+    excuse describes it: one plain 8-byte read, of a heap object (the
+    kernel's direct map) at task_struct+0xe0 (0x20 modulo the task_structs'
+    64-byte alignment).  The same frames with a write, another size, a
+    global's address or another offset are not excused."""
+    def worker(access):
+        return ["BUG: KCSAN: data-race in process_scheduled_works+0x4f6/0x7c0",
+                "", access, " process_scheduled_works+0x4f6/0x7c0",
+                " worker_thread+0x2d0/0x450", " kthread+0x17a/0x1b0",
+                " ret_from_fork+0x34/0x50", "",
+                "value changed: 0x00000000a8c2b1e4 -> 0x00000000a8c5f0d2", "",
+                "Reported by Kernel Concurrency Sanitizer on:",
+                "CPU: 1 UID: 0 PID: 15 Comm: kworker/1:1 Not tainted 6.12.0 #1",
+                "Workqueue: rcu_gp process_srcu",
+                "=================================================================="]
+    tail = "by task 15 on cpu 1:"
+    accesses = [
+        f"race at unknown origin, with read to 0xffff888004b8e0e0 of 8 bytes {tail}",
+        f"race at unknown origin, with write to 0xffff888004b8e0e0 of 8 bytes {tail}",
+        f"race at unknown origin, with read to 0xffff888004b8e0e0 of 4 bytes {tail}",
+        f"race at unknown origin, with read to 0xffffffff83a1c0e0 of 8 bytes {tail}",
+        f"race at unknown origin, with read to 0xffff888004b8e0e8 of 8 bytes {tail}",
+        f"read to 0xffff888004b8e0e0 of 8 bytes {tail}"]
+    got = [why is not None for a in accesses
+           for _, why in report.kcsan_reports(worker(a), set())]
+    want = [True, False, False, False, False, False]
+    return None if got == want else \
+        f"excused (its read, write, 4 bytes, global, offset, known origin): {got}, expected {want}"
+
+
 def manifest_lists_host_tests_where_they_are():
     """tests/manifest's host suite: every tests/host/test_*.c is a file
     line, and each check under it is a T(name) of that file."""
@@ -647,6 +751,7 @@ def manifest_is_well_formed():
 FUNCTION_CASES = [
     ("kcsan_allow_list_excuses_only_outside_denywrite", kcsan_excuses),
     ("kcsan_copy_excuse_needs_a_read_never_exec", kcsan_copy_excuse_needs_a_read),
+    ("kcsan_worker_excuse_needs_its_field_read", kcsan_worker_excuse_needs_its_field_read),
     ("suppressed_allow_list_excuses_only_its_functions", suppressed_excuses),
     ("manifest_is_well_formed", manifest_is_well_formed),
     ("manifest_lists_host_tests_where_they_are", manifest_lists_host_tests_where_they_are),
