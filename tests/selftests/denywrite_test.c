@@ -23,6 +23,7 @@
 #include <sys/ioctl.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <sys/xattr.h>
 
@@ -1201,6 +1202,55 @@ TEST_F(dw, exec_checked_in_mode_off_and_mapped_in_enforce_protects_program)
 	close(root);
 	close(pipefd[0]);
 	close(pipefd[1]);
+}
+
+/*
+ * Stock 6.12 releases its denial of the ELF interpreter in
+ * load_elf_binary(), once the interpreter is mapped; denywrite's transient
+ * hold goes when exec returns to user space (no hook runs in between).  A
+ * tracer that stops the process at its exec event (PTRACE_EVENT_EXEC)
+ * sees the interpreter held there, where stock would let it be written;
+ * once the process runs, it is not held.
+ */
+TEST_F(dw, elf_interpreter_held_at_ptrace_exec_stop_documented)
+{
+	const char *dyn = getenv("DENYWRITE_TEST_DYNAMIC");
+	int status;
+	pid_t pid;
+
+	if (!dyn)
+		SKIP(return, "no dynamic program: set DENYWRITE_TEST_DYNAMIC");
+	ASSERT_EQ(0, mkdir(DIR_ "/ld", 0755));
+	ASSERT_EQ(0, copy_with_interp(dyn, DIR_ "/dyn", DIR_ "/ld/ld.so",
+				      DIR_ "/ld/ld.so"));
+	ASSERT_EQ(0, policy_set("enforce", "exec /"));
+	pid = fork();
+	ASSERT_LE(0, pid);
+	if (!pid) {
+		char *const argv[] = { (char *)dyn, NULL };
+
+		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) || raise(SIGSTOP))
+			_exit(1);
+		execv(DIR_ "/dyn", argv);
+		_exit(errno);
+	}
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_TRUE(WIFSTOPPED(status) && WSTOPSIG(status) == SIGSTOP);
+	ASSERT_EQ(0, ptrace(PTRACE_SETOPTIONS, pid, NULL,
+			    (void *)(long)(PTRACE_O_TRACEEXEC | PTRACE_O_EXITKILL)));
+	ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, NULL, NULL));
+	ASSERT_EQ(pid, waitpid(pid, &status, 0));
+	ASSERT_EQ(SIGTRAP | (PTRACE_EVENT_EXEC << 8), status >> 8);
+	EXPECT_EQ(ETXTBSY, open_err(DIR_ "/ld/ld.so", O_WRONLY));
+	ASSERT_EQ(0, ptrace(PTRACE_DETACH, pid, NULL, NULL));
+	for (int i = 0; i < WAIT_MS / 100 && !maps_file(pid, "/ld.so"); i++)
+		usleep(100000);
+	ASSERT_TRUE(maps_file(pid, "/ld.so"));
+	for (int i = 0; i < WAIT_MS / 100 && open_err(DIR_ "/ld/ld.so", O_WRONLY); i++)
+		usleep(100000);
+	EXPECT_EQ(0, open_err(DIR_ "/ld/ld.so", O_WRONLY));
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
 }
 
 int main(int argc, char **argv)
