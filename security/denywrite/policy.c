@@ -293,18 +293,18 @@ static bool rule_is_root(const struct denywrite_rule *rule)
 	return !strcmp(rule->name, "/");
 }
 
-/* The root directory of the top mount of the tree @path is in. */
-static struct dentry *tree_root(const struct path *path)
+/* The top mount of the tree @path is in, at its root, referenced. */
+static void tree_top(const struct path *path, struct path *top)
 {
-	struct path p = *path;
 	struct dentry *root;
 
-	path_get(&p);
-	while (follow_up(&p))
+	*top = *path;
+	path_get(top);
+	while (follow_up(top))
 		;
-	root = p.mnt->mnt_root;
-	path_put(&p);
-	return root;
+	root = dget(top->mnt->mnt_root);
+	dput(top->dentry);
+	top->dentry = root;
 }
 
 /*
@@ -312,16 +312,21 @@ static struct dentry *tree_root(const struct path *path)
  * under?  A chroot is in the tree it was made in.  Another mount
  * namespace's tree, reached through /proc/PID/root or a descriptor passed
  * over, has names of its own: its "/" is not the writer's, its /usr/lib
- * is another object than the one the writer's /usr/lib names.  Dentries
- * are compared, never dereferenced.
+ * is another object than the one the writer's /usr/lib names.  The copy
+ * of a tree that unshare(CLONE_NEWNS) makes has other mounts of the same
+ * dentries: the same tree.
  */
 static bool in_writer_tree(const struct path *path)
 {
-	struct path root;
+	struct path root, top, own_top;
 	bool own;
 
 	get_fs_root(current->fs, &root);
-	own = tree_root(path) == tree_root(&root);
+	tree_top(path, &top);
+	tree_top(&root, &own_top);
+	own = top.dentry == own_top.dentry;
+	path_put(&own_top);
+	path_put(&top);
 	path_put(&root);
 	return own;
 }
