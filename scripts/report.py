@@ -50,9 +50,11 @@ integer or out of its bounds; and anything of the run the manifest does
 not list, or listed and missing.
 """
 import argparse
+import glob
 import operator
 import os
 import re
+import subprocess
 import sys
 
 # Kernel log lines that mean the kernel is not healthy, by kind.  KCSAN's
@@ -160,16 +162,37 @@ KMSG_ESC = re.compile(rb"\\x([0-9a-fA-F]{2})")
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def denywrite_functions():
-    """The names of the functions defined in security/denywrite/*.c."""
+# The kernel whose KCSAN reports the report reads: denywrite's functions
+# are the text symbols of its objects (--objects).
+OBJECTS = os.path.join(TOP, "build", "obj-kcsan")
+
+
+def nm_text_symbols(nm_output):
+    """The function names in nm's output: text symbols (t, T, w, W), the
+    compiler's suffixes (.constprop.0, .isra.0, .part.0, .cold) cut."""
     names = set()
-    d = os.path.join(TOP, "security", "denywrite")
-    for f in sorted(os.listdir(d)) if os.path.isdir(d) else []:
-        if f.endswith(".c"):
-            with open(os.path.join(d, f), errors="replace") as fh:
-                names.update(re.findall(r"^[a-z][\w \t*]*?\b(\w+)\([^;]*$",
-                                        fh.read(), re.M))
+    for line in nm_output.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[1] in "tTwW":
+            names.add(parts[2].split(".", 1)[0])
     return names
+
+
+def denywrite_functions(objdir=None):
+    """The functions of denywrite's built objects (security/denywrite/*.o
+    under objdir, OBJECTS by default), from nm: also those a source scrape
+    misses (a return type on a line of its own, VISIBLE_IF_KUNIT, a
+    header's inline the compiler kept out of line, denywrite's or the
+    kernel's: a frame of such a copy may be denywrite's, so a report with it
+    is not excused).  None if there are no objects: then no KCSAN report
+    may be excused."""
+    d = os.path.join(objdir or OBJECTS, "security", "denywrite")
+    objs = sorted(glob.glob(os.path.join(d, "*.o")))
+    if not objs:
+        return None
+    out = subprocess.run(["nm", "--defined-only"] + objs, check=True,
+                         capture_output=True, text=True).stdout
+    return nm_text_symbols(out)
 
 
 def read(path):
@@ -1061,10 +1084,12 @@ def kcsan_reports(lines, dw_funcs, allow=None):
             block.append(nxt)
         frames = set(funcs) | set(SYMBOL.findall("\n".join(block)))
         need, why, access = kcsan_excuse(allow.get(" / ".join(funcs)))
-        if why and (frames & (dw_funcs | KCSAN_NEVER) or
+        if why and (dw_funcs is None or frames & (dw_funcs | KCSAN_NEVER) or
                     (need and not frames & set(need)) or
                     (access and not access(kcsan_accesses(block)))):
-            why = None  # denywrite's own code, or another race: never excused
+            # denywrite's own code (or its functions unknown), or another
+            # race: never excused
+            why = None
         out.append((line.strip(), why))
     return out
 
@@ -1077,13 +1102,13 @@ def check_console(s, console, manifest):
     check_kmsg(s, console, manifest)
     dumped = kmsg_lines(s)
     logs = (console or []) + dumped
-    dw_funcs = None
+    dw_funcs, dw_known = None, False
     for kind, rx in SPLAT_RES:
         hits = []
         for where, lines in (("console", console or []), ("dump", dumped)):
             if kind == "kcsan":
-                if dw_funcs is None:
-                    dw_funcs = denywrite_functions()
+                if not dw_known:
+                    dw_funcs, dw_known = denywrite_functions(), True
                 for line, why in kcsan_reports(lines, dw_funcs):
                     if why:
                         s.excused.append(f"{line} ({where}): {why}")
@@ -1382,9 +1407,13 @@ def main(argv):
                     "(comma-separated)")
     ap.add_argument("--host", action="append", default=[],
                     help="without --manifest: a host-side suite (no console.log)")
+    ap.add_argument("--objects", default=OBJECTS,
+                    help="the build directory of the kernel whose KCSAN "
+                    "reports are read (default build/obj-kcsan)")
     ap.add_argument("dir")
     ap.add_argument("suites", nargs="*", help="without --manifest: the suites")
     args = ap.parse_args(argv[1:])
+    globals()["OBJECTS"] = args.objects
     if args.manifest and (args.suites or args.host):
         ap.error("with --manifest, the suites are the manifest's (--partial to pick)")
     if args.partial and not args.manifest:

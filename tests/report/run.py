@@ -690,6 +690,45 @@ def kcsan_worker_excuse_needs_its_field_read():
         f"excused (its read, write, 4 bytes, global, offset, known origin): {got}, expected {want}"
 
 
+def kcsan_denywrite_functions_come_from_the_objects():
+    """denywrite's functions, which no KCSAN excuse may cover, are the text
+    symbols of its built objects: also a function whose return type is on
+    a line of its own or that VISIBLE_IF_KUNIT makes static, which a
+    source scrape missed; the compiler's suffixes are cut.  Without
+    objects, nothing is excused."""
+    src = ("#define VISIBLE_IF_KUNIT static\n"
+           "VISIBLE_IF_KUNIT int __attribute__((noinline))\n"
+           "hidden_fn(int a)\n{\n\treturn a + 1;\n}\n"
+           "int\nown_line(int a)\n{\n\treturn hidden_fn(a);\n}\n"
+           "int data_not_a_function = 1;\n")
+    with tempfile.TemporaryDirectory() as tmp:
+        d = os.path.join(tmp, "security", "denywrite")
+        os.makedirs(d)
+        with open(os.path.join(d, "a.c"), "w") as f:
+            f.write(src)
+        subprocess.run(["gcc", "-O2", "-c", "-o", os.path.join(d, "a.o"),
+                        os.path.join(d, "a.c")], check=True)
+        got = report.denywrite_functions(tmp)
+        none = report.denywrite_functions(os.path.join(tmp, "nothing"))
+    parsed = report.nm_text_symbols("0000 t f.constprop.0\n0010 T g\n"
+                                    "0020 d v\n0030 t h.cold\n")
+    lines = ["BUG: KCSAN: data-race in b_func / a_func",
+             "write to 0x1 of 8 bytes by task 1 on cpu 0:", " a_func+0x1/0x2",
+             "=================================================================="]
+    unknown = report.kcsan_reports(lines, None, {"a_func / b_func": "not ours"})
+    errs = []
+    if not got or not {"hidden_fn", "own_line"} <= got or \
+            "data_not_a_function" in got:
+        errs.append(f"from the object: {got}")
+    if none is not None:
+        errs.append(f"without objects: {none}, expected None")
+    if parsed != {"f", "g", "h"}:
+        errs.append(f"nm parse: {parsed}")
+    if unknown[0][1] is not None:
+        errs.append(f"excused with denywrite's functions unknown: {unknown}")
+    return "; ".join(errs) or None
+
+
 def manifest_lists_host_tests_where_they_are():
     """tests/manifest's host suite: every tests/host/test_*.c is a file
     line, and each check under it is a T(name) of that file."""
@@ -752,6 +791,8 @@ FUNCTION_CASES = [
     ("kcsan_allow_list_excuses_only_outside_denywrite", kcsan_excuses),
     ("kcsan_copy_excuse_needs_a_read_never_exec", kcsan_copy_excuse_needs_a_read),
     ("kcsan_worker_excuse_needs_its_field_read", kcsan_worker_excuse_needs_its_field_read),
+    ("kcsan_denywrite_functions_come_from_the_objects",
+     kcsan_denywrite_functions_come_from_the_objects),
     ("suppressed_allow_list_excuses_only_its_functions", suppressed_excuses),
     ("manifest_is_well_formed", manifest_is_well_formed),
     ("manifest_lists_host_tests_where_they_are", manifest_lists_host_tests_where_they_are),
