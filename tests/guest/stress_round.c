@@ -268,6 +268,7 @@ static _Noreturn void mapper(struct engine *e, unsigned gen)
 		pid = fork();
 		if (pid == 0) {
 			hold_mapping(&shm->rec[i], p, e->size, c->hold_us);
+			shm->rec[i].t_gone = now_us();
 			_exit(0);
 		}
 		if (pid < 0)
@@ -277,6 +278,9 @@ static _Noreturn void mapper(struct engine *e, unsigned gen)
 		else
 			shm_spin_us(c->hold_us / c->users);
 	}
+	/* Our mapping, and the hold, lasted until now (record 0 is ours). */
+	if (atomic_load(&r->state) == REC_DONE)
+		r->t_gone = now_us();
 	_exit(0);
 }
 
@@ -425,14 +429,22 @@ static void wait_writers(struct engine *e)
 
 /* --- judging ----------------------------------------------------------- */
 
+/*
+ * A writer that held the file open while a user held it: the user's hold
+ * lasts from its first look until its last (t_end), or until it was about
+ * to exit where it noted that (t_gone): a process keeps its mapping, and
+ * the hold, until it exits.
+ */
 int judge(const struct shm_rec *r, const struct wattempt *a, char *why,
 	  size_t len)
 {
-	if (a->err || a->t_open >= r->t_end || r->t_start >= a->t_close)
+	long long end = r->t_gone > r->t_end ? r->t_gone : r->t_end;
+
+	if (a->err || a->t_open >= end || r->t_start >= a->t_close)
 		return 0;
 	snprintf(why, len, "a writer held the file open (%lld..%lld us) while a user held it (%lld..%lld us)",
 		 a->t_open % 100000000, a->t_close % 100000000,
-		 r->t_start % 100000000, r->t_end % 100000000);
+		 r->t_start % 100000000, end % 100000000);
 	return 1;
 }
 

@@ -3,7 +3,8 @@
  *
  * Each protected user of a file (an exec'd program, a process that maps
  * the file executable, a dlopen) owns one record.  It notes when it held
- * the file (t_start..t_end, a sub-interval of its protection) and the
+ * the file (t_start..t_end, a sub-interval of its protection, which lasts
+ * until t_gone where the process notes when it exits) and the
  * file's contents it saw during that time: if a writer changed them, a
  * write and an exec (or mapping) both succeeded at once.
  *
@@ -36,6 +37,9 @@ struct shm_rec {
 			    * program's first look, t_start) */
 	long long t_start; /* CLOCK_MONOTONIC us: first look at the file */
 	long long t_end;   /* last look; the file was protected in between */
+	long long t_gone;  /* 0, or: the process, which kept its mapping,
+			    * was about to exit; the file was protected
+			    * from t_start until then (stress_round.c) */
 	int changes;       /* looks that differed from the first one */
 	int torn;          /* twoface: mapped e_entry is not AT_ENTRY */
 	int entry_bad;     /* twoface: the entry that ran is not AT_ENTRY */
