@@ -82,7 +82,8 @@
  *
  * query (0666)
  *	Answers "why is this file busy?".  Open it read-write, write a path
- *	(resolved with the writer's credentials), then read "key value"
+ *	(resolved with the writer's credentials; the empty path is ENOENT,
+ *	as for open(2)), then read "key value"
  *	lines: protected (1 if writes are refused now), holders (open files
  *	holding the protection), writers (files open for writing), exec-rule
  *	and lib-rule (the rule that covers the file if executed, or if
@@ -432,7 +433,8 @@ static ssize_t query_write(struct file *file, const char __user *buf,
 	name = copy_write(buf, count, ppos, PATH_MAX);
 	if (IS_ERR(name))
 		return PTR_ERR(name);
-	err = kern_path(name, LOOKUP_FOLLOW, &path);
+	/* As open(""): kern_path() would take "" for the working directory. */
+	err = *name ? kern_path(name, LOOKUP_FOLLOW, &path) : -ENOENT;
 	kfree(name);
 	if (err)
 		return err;

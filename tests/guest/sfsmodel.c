@@ -2,7 +2,7 @@
  * sfsmodel.h).  Written from the documented interface:
  *
  * - every write: one write(2) at offset 0; a write of nothing changes
- *   nothing (query: looks up the empty path); more than the file takes is
+ *   nothing (query: the empty path is ENOENT); more than the file takes is
  *   E2BIG (rules 65536 bytes, add a rule line of 4 * 4096 + 32, del an
  *   escaped path of 4 * 4096, query 4096; mode EINVAL past 16); a NUL
  *   anywhere is EINVAL; one trailing newline is ignored;
@@ -28,7 +28,7 @@
  * - the rules file prints "SCOPE[,ignore-writers] NAME\n", NAME with its
  *   control characters, backslashes and a last space as \ooo;
  * - query: the path as written (no escapes), looked up (the empty path:
- *   the working directory, see model_query()); the answer
+ *   ENOENT, as for open(2)); the answer
  *   "protected P\nholders H\nwriters W\nexec-rule R\nlib-rule R\n", each
  *   R the rule that covers the object for that scope (the rule on the
  *   nearest of the object and its parents, in the filesystem and then
@@ -687,11 +687,8 @@ static int model_query(const struct model *m, const char *d, size_t len,
 
 	memcpy(path, d, len);
 	path[len] = '\0';
-	/* Not documented, and unlike open(""), which is ENOENT: query looks
-	 * the empty path up as the writer's working directory (kern_path()
-	 * takes "" so; seen with seed 1, input 257, and reported). */
 	if (!len)
-		snprintf(path, sizeof(path), ".");
+		return ENOENT;
 	err = resolve(path, &f);
 	if (err)
 		return err;

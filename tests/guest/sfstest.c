@@ -892,6 +892,8 @@ static const struct wcase {
 	{ "query_write_path_accepted_policy_unchanged", "query", DATA("/") },
 	{ "query_write_missing_path_enoent_policy_unchanged", "query",
 	  DATA(TD "/missing"), .err = ENOENT },
+	{ "query_write_empty_path_enoent_policy_unchanged", "query", DATA(""),
+	  .err = ENOENT },
 	{ "query_write_nul_inside_einval_policy_unchanged", "query",
 	  DATA("/\0"), .err = EINVAL },
 	{ "query_pwrite_at_offset_1_einval_policy_unchanged", "query",
