@@ -23,13 +23,14 @@ enum {
 
 #define F_JSON	0x1	/* takes --json */
 #define F_ADD	0x2	/* takes the scope options */
-#define F_LOAD	0x4	/* takes --dry-run, --check, --allow-empty, --root */
+#define F_LOAD	0x4	/* takes --dry-run, --check, --allow-empty */
 #define F_QUIET	0x8	/* takes -q */
 #define F_ROOT	0x10	/* takes --root */
 #define F_LIST	0x20	/* takes --sources */
 #define F_PERSIST 0x40	/* takes --persist */
 #define F_WHY	0x80	/* takes --pids, -w */
 #define F_LOG	0x100	/* takes --follow, --since, --file */
+#define F_STRICT 0x200	/* takes --strict */
 
 static const struct command_desc {
 	const char *name;
@@ -49,17 +50,20 @@ static const struct command_desc {
 	  " mode [--json] [off|audit|enforce]\n\n"
 	  "Print the mode, or set it (needs CAP_MAC_ADMIN).\n" },
 	{ "add", CMD_ADD, 1, -1, F_ADD | F_QUIET | F_PERSIST | F_ROOT,
-	  " add [--exec|--lib|--all] [--ignore-writers] [--persist] [-q] <path>...\n\n"
+	  " add [--exec|--lib|--all] [--ignore-writers] [--persist [--root <dir>]]\n"
+	  "     [-q] <path>...\n\n"
 	  "Add a rule for each path (scope all unless given), all or none.\n"
 	  "A runtime change, lost at the next load, unless --persist also\n"
 	  "writes it to " SYSCONF_RULES_DIR "/90-local.rules.\n"
 	  "   --root <dir>        that file under <dir>\n"
 	  "   -q, --quiet         no note that the change is runtime-only\n" },
 	{ "del", CMD_DEL, 1, -1, F_QUIET | F_PERSIST | F_ROOT,
-	  " del [--persist] [-q] <path>...\n\n"
+	  " del [--persist [--root <dir>]] [-q] <path>...\n\n"
 	  "Remove the rule on each path's object, or the rule that list prints\n"
 	  "with that path; all or none.  --persist also removes it from\n"
-	  SYSCONF_RULES_DIR "/90-local.rules.\n" },
+	  SYSCONF_RULES_DIR "/90-local.rules.\n"
+	  "   --root <dir>        that file under <dir>\n"
+	  "   -q, --quiet         no note that the change is runtime-only\n" },
 	{ "clear", CMD_CLEAR, 0, 0, 0,
 	  " clear\n\nRemove every rule.\n" },
 	{ "list", CMD_LIST, 0, 0, F_JSON | F_LIST | F_ROOT,
@@ -67,11 +71,13 @@ static const struct command_desc {
 	  "Print the rules in force, paths escaped as del takes them, then the\n"
 	  "rules gone with their filesystem as comments.  --sources prints\n"
 	  "FILE:LINE (or runtime, or gone) before each rule.\n" },
-	{ "load", CMD_LOAD, 0, -1, F_LOAD | F_QUIET | F_ROOT | F_JSON,
+	{ "load", CMD_LOAD, 0, -1, F_LOAD | F_STRICT | F_QUIET | F_ROOT | F_JSON,
 	  " load [options] [<file>...|-]\n\n"
 	  "Replace the rules with the policy files', by default those of the\n"
 	  "rules.d directories, in one atomic write.  A bad rule or file is\n"
-	  "skipped (FILE:LINE: reason, exit 1), every good rule is loaded.\n"
+	  "skipped (FILE:LINE: reason, exit 6), every good rule is loaded; past\n"
+	  "the kernel's limits the lowest-priority rules are left out.  Exit 1\n"
+	  "if nothing was loaded (the kernel refused the policy).\n"
 	  "   -n, --dry-run, --check  check only, print what would change\n"
 	  "   --strict                any bad rule or file fails the load\n"
 	  "   --allow-empty           let a policy without rules clear the rules\n"
@@ -85,16 +91,23 @@ static const struct command_desc {
 	  " why [-q|--pids|--json] [-w] <path>\n\n"
 	  "Why writing or running a file fails (ETXTBSY), and which processes\n"
 	  "hold it, as fuser -v does.\n"
-	  "   -q, --quiet   print nothing: exit 0 if it is held, 1 if not\n"
+	  "   -q, --quiet   print nothing: exit 0 if it is held, 1 if not,\n"
+	  "                 5 if it cannot be found\n"
 	  "   --pids        the pids of the processes holding it, one a line\n"
+	  "                 ({\"pids\":[...]} with --json)\n"
 	  "   -w, --wide    do not cut command lines to the terminal's width\n"
 	  "   -j, --json    one JSON object\n" },
 	{ "stats", CMD_STATS, 0, 0, F_JSON,
 	  " stats [--json]\n\nPrint the kernel's counters.\n" },
-	{ "diff", CMD_DIFF, 0, -1, F_JSON | F_ROOT,
-	  " diff [--root <dir>] [--json] [<file>...|-]\n\n"
+	{ "diff", CMD_DIFF, 0, -1, F_JSON | F_ROOT | F_STRICT,
+	  " diff [--strict] [--root <dir>] [--json] [<file>...|-]\n\n"
 	  "What load would remove (-) and add (+) against the kernel's rules.\n"
-	  "Exit 0 if nothing, 1 if something would change, 2 on trouble.\n" },
+	  "A rule or file load would skip is said (FILE:LINE: reason) and is\n"
+	  "drift too.  Exit 0 if nothing, 1 if something would change or be\n"
+	  "skipped, 2 on trouble.\n"
+	  "   --strict          a rule or file load would skip is trouble\n"
+	  "   --root <dir>      read the rules.d directories under <dir>\n"
+	  "   -j, --json        {\"add\":[...],\"remove\":[...],\"skipped\":N}\n" },
 	{ "log", CMD_LOG, 0, 0, F_JSON | F_LOG,
 	  " log [--since <time>] [-f|--follow] [--file <file>] [--json]\n\n"
 	  "denywrite's audit records, one a line: time, op, mode, user,\n"
@@ -178,7 +191,8 @@ void cli_usage(FILE *f)
 	      " -V, --version             display version\n"
 	      "\n"
 	      "Exit status: 0 success, 1 failure, 2 usage error, 3 denywrite is\n"
-	      "not active, 4 whether it is cannot be told.\n"
+	      "not active, 4 whether it is cannot be told, 5 why: no such file,\n"
+	      "6 load: parts skipped, the other rules loaded.\n"
 	      "\n"
 	      "Environment:\n"
 	      " DENYWRITE_SECURITYFS      securityfs mount point\n"
@@ -300,8 +314,10 @@ static int refuse_option(int opt, char **argv, unsigned int flags,
 	case 'n':
 	case OPT_CHECK:
 	case OPT_ALLOW_EMPTY:
-	case OPT_STRICT:
 		need = F_LOAD;
+		break;
+	case OPT_STRICT:
+		need = F_STRICT;
 		break;
 	case OPT_ROOT:
 		need = F_ROOT;

@@ -35,7 +35,8 @@ struct cli {
 	bool quiet;		/* load, add, del: no notes; why: nothing */
 	bool dry_run;		/* load: parse and resolve, do not load */
 	bool allow_empty;	/* load: an empty policy clears the rules */
-	bool strict;		/* load: any bad rule or file fails it all */
+	bool strict;		/* load, diff: any bad rule or file fails it
+				 * all */
 	bool sources;		/* list: the file and line of each rule */
 	bool persist;		/* add, del: also in 90-local.rules */
 	bool pids;		/* why: the pids of the holders, one a line */

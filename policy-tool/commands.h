@@ -33,7 +33,7 @@ int cmd_log(struct dw *dw, const struct cli *c);	/* log.c */
 struct file_policy {
 	struct policy p;	/* its rules' file point into files */
 	struct sources *files;
-	size_t nfiles;
+	size_t nfiles;		/* those read (not skipped) */
 	unsigned int skipped;
 };
 

@@ -114,6 +114,12 @@ void dry_run_diff(struct dw *dw, struct json *j, const struct policy *want)
 	policy_free(&cur);
 }
 
+/*
+ * What load would change: 0 if nothing, 1 if something would, or if the
+ * files hold parts load would skip (said on stderr, and counted as
+ * "skipped" in JSON): they are drift too, the files do not say what the
+ * kernel would have.  2 on trouble, which with --strict such a part is.
+ */
 int cmd_diff(struct dw *dw, const struct cli *c)
 {
 	struct file_policy fp;
@@ -134,10 +140,16 @@ int cmd_diff(struct dw *dw, const struct cli *c)
 	if (c->json) {
 		json_begin(&j, NULL, '{');
 		n = diff_json(&j, &cur, &fp.p);
+		json_uint(&j, "skipped", fp.skipped);
 		json_end(&j, '}');
 	} else {
 		n = diff_text(&cur, &fp.p);
 	}
+	if (fp.skipped)
+		fail("diff: %u %s cannot be loaded: load would skip %s",
+		     fp.skipped, fp.skipped == 1 ? "part" : "parts",
+		     fp.skipped == 1 ? "it" : "them");
+	n += fp.skipped;
 	policy_free(&cur);
 	file_policy_free(&fp);
 	return n ? 1 : 0;

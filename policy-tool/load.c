@@ -20,6 +20,8 @@
 
 #define POLICY_FILE_MAX (64u << 20)
 #define RULES_SUFFIX ".rules"
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 /* Highest priority first: /etc overrides /run overrides /usr/lib. */
 static const char *const rules_dirs[] = {
@@ -32,6 +34,8 @@ struct source {
 	char *name;	/* for messages: the path, or "<stdin>" */
 	char *path;	/* to open; NULL for standard input */
 	const char *base;	/* the file name, in path */
+	unsigned int tier;	/* its rules.d directory: 0 (/etc) for the
+				 * highest priority; 0 for a named file */
 };
 
 struct sources {
@@ -45,6 +49,7 @@ static void sources_add(struct sources *l, const char *path)
 
 	l->s = xrealloc(l->s, (l->n + 1) * sizeof(*l->s));
 	s = &l->s[l->n++];
+	s->tier = 0;
 	if (strcmp(path, "-") == 0) {
 		s->name = xstrdup("<stdin>");
 		s->path = NULL;
@@ -89,6 +94,7 @@ static bool is_rules_file(const char *name)
 
 /* How the bad parts of a policy are told and counted. */
 struct checking {
+	const char *cmd;	/* the command, for messages */
 	bool strict;		/* the first one fails the whole load */
 	bool quiet;		/* say nothing of them, nor warn */
 	unsigned int skipped;	/* rules, files and directories skipped */
@@ -102,9 +108,9 @@ static int skip_part(struct checking *ck, const char *name, const char *why,
 		     const char *what)
 {
 	if (ck->strict)
-		return fail("load: %s: %s", esc(name), why);
+		return fail("%s: %s: %s", ck->cmd, esc(name), why);
 	if (!ck->quiet)
-		fail("load: %s: %s (%s skipped)", esc(name), why, what);
+		fail("%s: %s: %s (%s skipped)", ck->cmd, esc(name), why, what);
 	ck->skipped++;
 	return 0;
 }
@@ -115,8 +121,8 @@ static int skip_part(struct checking *ck, const char *name, const char *why,
  * permission) is skipped, as a bad file is: the other directories are
  * still read.
  */
-static int scan_dir(const char *dir, struct sources *l, struct hindex *seen,
-		    struct checking *ck)
+static int scan_dir(const char *dir, unsigned int tier, struct sources *l,
+		    struct hindex *seen, struct checking *ck)
 {
 	struct dirent **names;
 	int n = scandir(dir, &names, NULL, alphasort);
@@ -136,6 +142,7 @@ static int scan_dir(const char *dir, struct sources *l, struct hindex *seen,
 			snprintf(path, sizeof(path), "%s/%s", dir, base);
 			hindex_add(seen, h, l->n);
 			sources_add(l, path);
+			l->s[l->n - 1].tier = tier;
 		}
 		free(names[i]);
 	}
@@ -155,7 +162,7 @@ static int collect_rules_d(const char *root, struct sources *l,
 	     !rc; i++) {
 		snprintf(dir, sizeof(dir), "%s%s", root ? root : "",
 			 rules_dirs[i]);
-		rc = scan_dir(dir, l, &seen, ck);
+		rc = scan_dir(dir, (unsigned int)i, l, &seen, ck);
 	}
 	hindex_free(&seen);
 	if (l->n > 1)
@@ -227,20 +234,21 @@ static bool report_line(void *ctx, const char *file, unsigned int line,
 		return !ck->strict;
 	}
 	if (ck->strict) {
-		fail("load: %s:%u: %s", esc(file), line, reason);
+		fail("%s: %s:%u: %s", ck->cmd, esc(file), line, reason);
 		return false;
 	}
-	fail("load: %s:%u: %s (rule skipped)", esc(file), line, reason);
+	fail("%s: %s:%u: %s (rule skipped)", ck->cmd, esc(file), line, reason);
 	ck->skipped++;
 	return true;
 }
 
 /*
  * Parse every source into p (only regular files if regular_only: the
- * rules.d directories'); 1 (reported) if it must stop.
+ * rules.d directories'), counting in *nread those read; 1 (reported) if
+ * it must stop.
  */
 static int parse_sources(const struct sources *l, bool regular_only,
-			 struct policy *p, struct checking *ck)
+			 struct policy *p, struct checking *ck, size_t *nread)
 {
 	for (size_t i = 0; i < l->n; i++) {
 		char *buf;
@@ -251,18 +259,12 @@ static int parse_sources(const struct sources *l, bool regular_only,
 			return 1;
 		if (err)
 			continue;
+		++*nread;
 		err = policy_add_lines(p, l->s[i].name, buf, len, true,
 				       report_line, ck);
 		free(buf);
-		if (err < 0 && ck->strict)
+		if (err < 0)	/* only report_line stops it: --strict */
 			return 1;
-		if (err < 0) {
-			if (!ck->quiet)
-				fail("load: %s: the rest of the policy is "
-				     "skipped too", esc(l->s[i].name));
-			ck->skipped++;
-			return 0;
-		}
 	}
 	return 0;
 }
@@ -330,13 +332,12 @@ static int resolve_rule(struct policy *p, size_t i, struct resolving *rs,
 
 	r->canon = realpath(r->path, NULL);
 	if (!r->canon || stat(r->canon, &st) != 0) {
-		bool missing = errno == ENOENT;
-
+		/* "-" allows a missing path, as in sysctl.d: no other error */
+		if (r->optional && errno == ENOENT)
+			return drop(p, i, rs, ck, NULL);
 		snprintf(reason, sizeof(reason), "%s: %s", esc(r->path),
 			 strerror(errno));
-		/* "-" allows a missing path, as in sysctl.d: no other error */
-		return drop(p, i, rs, ck, r->optional && missing ? NULL :
-			    reason);
+		return drop(p, i, rs, ck, reason);
 	}
 	rs->obj[i].dev = st.st_dev;
 	rs->obj[i].ino = st.st_ino;
@@ -396,6 +397,147 @@ static const char *plural(size_t n, const char *one, const char *many)
 }
 
 /*
+ * The kernel's limits (POLICY_MAX_RULES, POLICY_MAX_BYTES) apply to what
+ * is loaded: they are counted once the rules are resolved.  Past them,
+ * the rules of the lowest priority are left out: those of /usr/lib's
+ * files before /run's before /etc's, and in one directory (or of files
+ * named) those of a file before those of a later one, which would
+ * override it; in one file the last lines first.
+ */
+struct fitting {
+	size_t *rank;		/* of each source: 0 for the highest priority */
+	unsigned int *left_out;	/* rules of each source left out */
+	unsigned int *first;	/* the line of the first of them */
+	const char *reason;	/* the limit passed, or NULL */
+};
+
+struct ranked {
+	unsigned long long key;	/* source rank, then line */
+	size_t rule;
+};
+
+static int by_key(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* The source of l that rule r is from (l->n for none). */
+static size_t source_of_rule(const struct sources *l, const struct rule *r)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->s[i].name == r->file)
+			return i;
+	return l->n;
+}
+
+/* Rank the sources of l into fit->rank: tier first, later names first. */
+static void rank_sources(const struct sources *l, struct fitting *fit)
+{
+	size_t k = 0;
+
+	for (unsigned int tier = 0; k < l->n; tier++)
+		for (size_t i = l->n; i-- > 0;)
+			if (l->s[i].tier == tier)
+				fit->rank[i] = k++;
+}
+
+/* Whether rule r still fits after n rules of bytes bytes; else why not. */
+static const char *over_limit(const struct rule *r, size_t n, size_t *bytes)
+{
+	size_t b = rule_bytes(r);
+
+	if (n >= POLICY_MAX_RULES)
+		return "more than " STR(POLICY_MAX_RULES) " rules, the kernel's "
+		       "limit";
+	if (*bytes + b > POLICY_MAX_BYTES)
+		return "the policy grows past " STR(POLICY_MAX_BYTES) " bytes, "
+		       "the kernel's limit";
+	*bytes += b;
+	return NULL;
+}
+
+/* Mark in keep the rules of p that fit, highest priority first. */
+static void fit_rules(const struct policy *p, const struct sources *l,
+		      struct fitting *fit, bool *keep)
+{
+	struct ranked *order = xcalloc(p->n, sizeof(*order));
+	size_t bytes = 0, n = 0;
+
+	for (size_t i = 0; i < p->n; i++) {
+		size_t src = source_of_rule(l, &p->rule[i]);
+
+		order[i].key = (unsigned long long)(src < l->n ?
+						    fit->rank[src] : l->n)
+			       << 32 | p->rule[i].line;
+		order[i].rule = i;
+	}
+	qsort(order, p->n, sizeof(*order), by_key);
+	for (size_t k = 0; k < p->n; k++) {
+		size_t i = order[k].rule, src = source_of_rule(l, &p->rule[i]);
+
+		if (!fit->reason)
+			fit->reason = over_limit(&p->rule[i], n, &bytes);
+		keep[i] = !fit->reason;
+		n += keep[i];
+		if (keep[i] || src == l->n)
+			continue;
+		if (!fit->left_out[src]++)
+			fit->first[src] = p->rule[i].line;
+	}
+	free(order);
+}
+
+/* Say which rules are left out; 1 (reported) with --strict. */
+static int report_left_out(const struct sources *l, const struct fitting *fit,
+			   struct checking *ck)
+{
+	size_t worst = l->n;
+
+	for (size_t i = 0; i < l->n; i++)
+		if (fit->left_out[i] &&
+		    (worst == l->n || fit->rank[i] < fit->rank[worst]))
+			worst = i;
+	if (ck->strict && worst < l->n)
+		return fail("%s: %s:%u: %s", ck->cmd, esc(l->s[worst].name),
+			    fit->first[worst], fit->reason);
+	for (size_t i = 0; i < l->n; i++) {
+		if (fit->left_out[i] && !ck->quiet)
+			fail("%s: %s:%u: %u %s left out from this line on: %s "
+			     "(rules skipped)", ck->cmd, esc(l->s[i].name),
+			     fit->first[i], fit->left_out[i],
+			     plural(fit->left_out[i], "rule", "rules"),
+			     fit->reason);
+		ck->skipped += fit->left_out[i];
+	}
+	return 0;
+}
+
+/* Keep of p what the kernel takes; 1 (reported) to stop the load. */
+static int fit_limits(struct policy *p, const struct sources *l,
+		      struct checking *ck)
+{
+	struct fitting fit = { 0 };
+	bool *keep = xcalloc(p->n, sizeof(*keep));
+	int rc;
+
+	fit.rank = xcalloc(l->n, sizeof(*fit.rank));
+	fit.left_out = xcalloc(l->n, sizeof(*fit.left_out));
+	fit.first = xcalloc(l->n, sizeof(*fit.first));
+	rank_sources(l, &fit);
+	fit_rules(p, l, &fit, keep);
+	rc = report_left_out(l, &fit, ck);
+	if (!rc && fit.reason)
+		policy_keep(p, keep);
+	free(fit.rank);
+	free(fit.left_out);
+	free(fit.first);
+	free(keep);
+	return rc;
+}
+
+/*
  * Write p to the kernel; 0 or the exit code (reported).  The one command
  * that may mount securityfs: at boot, before anything else has.
  */
@@ -425,7 +567,8 @@ static int load_policy(struct dw *dw, const struct cli *c,
 int file_policy_read(const struct cli *c, bool quiet,
 		     struct file_policy *fp)
 {
-	struct checking ck = { .strict = c->strict, .quiet = quiet };
+	struct checking ck = { .cmd = c->name, .strict = c->strict,
+			       .quiet = quiet };
 	int rc = 0;
 
 	memset(fp, 0, sizeof(*fp));
@@ -435,11 +578,13 @@ int file_policy_read(const struct cli *c, bool quiet,
 		sources_add(fp->files, c->args[i]);
 	if (c->nargs == 0)
 		rc = collect_rules_d(c->root, fp->files, &ck);
-	fp->nfiles = fp->files->n;
 	if (!rc)
-		rc = parse_sources(fp->files, c->nargs == 0, &fp->p, &ck);
+		rc = parse_sources(fp->files, c->nargs == 0, &fp->p, &ck,
+				   &fp->nfiles);
 	if (!rc)
 		rc = resolve_rules(&fp->p, &ck);
+	if (!rc)
+		rc = fit_limits(&fp->p, fp->files, &ck);
 	fp->skipped = ck.skipped;
 	return rc;
 }
@@ -493,12 +638,12 @@ static int load(struct dw *dw, const struct cli *c, struct file_policy *fp)
 	if (!c->dry_run && (rc = load_policy(dw, c, &fp->p)) != 0)
 		return rc;
 	load_report(dw, c, fp);
-	if (fp->skipped)
-		return fail("load: %u %s skipped: the other rules %s",
-			    fp->skipped, fp->skipped == 1 ? "part was" :
-			    "parts were", c->dry_run ? "are valid" :
-			    "are in force");
-	return 0;
+	if (!fp->skipped)
+		return 0;
+	fail("load: %u %s skipped: the other rules %s", fp->skipped,
+	     fp->skipped == 1 ? "part was" : "parts were",
+	     c->dry_run ? "are valid" : "are in force");
+	return EXIT_PARTIAL;	/* not 1: the kernel took the others */
 }
 
 int cmd_load(struct dw *dw, const struct cli *c)

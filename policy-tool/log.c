@@ -267,6 +267,7 @@ static void show(const struct cli *c, char *line, double since)
 		fflush(stdout);
 	}
 	kv_free(&r.f);
+	esc_release();	/* no record's text is needed any more */
 }
 
 /* Lines of f until its end, or for ever when following. */

@@ -295,8 +295,7 @@ static void policy_append(struct policy *p, const struct rule *r,
 	p->bytes += bytes;
 }
 
-/* The bytes r takes in the kernel's rules file, with its newline. */
-static size_t rule_bytes(const struct rule *r)
+size_t rule_bytes(const struct rule *r)
 {
 	char *k = rule_format(r);
 	size_t n = strlen(k) + 1;
@@ -314,9 +313,14 @@ static struct rule *overridden(struct policy *p, const struct rule *r,
 	return override && dup && dup->file != r->file ? dup : NULL;
 }
 
-/* Whether r may join p; else the reason in err and, for a limit, *stop. */
+/*
+ * Whether r may join p; else the reason in err and, for a limit, *stop.
+ * With override (load) the limits are not checked here: load counts
+ * what is left once its rules are resolved.
+ */
 static int check_new_rule(const struct policy *p, const struct rule *r,
-			  size_t bytes, bool *stop, char *err, size_t errlen)
+			  size_t bytes, bool override, bool *stop, char *err,
+			  size_t errlen)
 {
 	const struct rule *dup = find_rule(p, r->path);
 
@@ -327,6 +331,8 @@ static int check_new_rule(const struct policy *p, const struct rule *r,
 		snprintf(err, errlen, "a rule for %s is already in %s:%u",
 			 shortened(r->path, strlen(r->path)),
 			 dup->file ? esc(dup->file) : "?", dup->line);
+	else if (override)
+		return 0;
 	else if ((*stop = p->n >= POLICY_MAX_RULES))
 		snprintf(err, errlen, "more than %d rules, the kernel's limit",
 			 POLICY_MAX_RULES);
@@ -352,7 +358,7 @@ static int take_rule(struct policy *p, struct rule *r, bool override,
 		*old = *r;
 		return 0;
 	}
-	if (check_new_rule(p, r, bytes, stop, err, errlen) == 0) {
+	if (check_new_rule(p, r, bytes, override, stop, err, errlen) == 0) {
 		policy_append(p, r, bytes);
 		return 0;
 	}

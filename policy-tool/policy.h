@@ -86,6 +86,9 @@ char *rule_format(const struct rule *r);
 /* The same with the path as esc() shows it, for a terminal; malloc'd. */
 char *rule_display(const struct rule *r);
 
+/* The bytes r takes in the kernel's rules file, with its newline. */
+size_t rule_bytes(const struct rule *r);
+
 void policy_init(struct policy *p);
 
 /*
@@ -101,10 +104,13 @@ typedef bool (*policy_report_fn)(void *ctx, const char *file,
  * Each bad line is reported: a malformed line, a path the kernel would
  * refuse, two rules with the same path in one file (or in any of the
  * files added, unless override: then the rule of a later file replaces
- * the earlier one, as sysctl.d's do), and a rule past the kernel's
- * limits (POLICY_MAX_RULES, POLICY_MAX_BYTES), where parsing stops.
- * Returns 0 if no line was bad, 1 if bad lines were skipped, -1 if it
- * stopped (at a limit or when report said so).
+ * the earlier one, as sysctl.d's do), and, without override, a rule past
+ * the kernel's limits (POLICY_MAX_RULES, POLICY_MAX_BYTES), where parsing
+ * stops.  With override the limits are the caller's to check, on what is
+ * left once rules are resolved (load: optional rules on missing paths and
+ * overridden ones do not count).  Returns 0 if no line was bad, 1 if bad
+ * lines were skipped, -1 if it stopped (at a limit or when report said
+ * so).
  */
 int policy_add_lines(struct policy *p, const char *file, const char *buf,
 		     size_t len, bool override, policy_report_fn report,

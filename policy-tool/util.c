@@ -9,8 +9,17 @@
 #include <string.h>
 #include <unistd.h>
 
+static bool silent;
+
+void messages_off(void)
+{
+	silent = true;
+}
+
 static void message(const char *prefix, const char *fmt, va_list ap)
 {
+	if (silent)
+		return;
 	fputs(prefix, stderr);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
@@ -163,16 +172,34 @@ size_t utf8_len(const unsigned char *s)
 	return n;
 }
 
-#define ESC_RING 8
+/* Every result of esc() since the last esc_release(): none is reused. */
+static struct {
+	char **s;
+	size_t n, cap;
+} esc_kept;
 
-static char *esc_ring[ESC_RING];
-
-static void esc_free(void)
+void esc_release(void)
 {
-	for (size_t i = 0; i < ESC_RING; i++) {
-		free(esc_ring[i]);
-		esc_ring[i] = NULL;
+	for (size_t i = 0; i < esc_kept.n; i++)
+		free(esc_kept.s[i]);
+	free(esc_kept.s);
+	memset(&esc_kept, 0, sizeof(esc_kept));
+}
+
+/* Keep out until esc_release (at exit at the latest). */
+static void esc_keep_result(char *out)
+{
+	static bool registered;
+
+	if (!registered && atexit(esc_release) != 0)
+		abort();
+	registered = true;
+	if (esc_kept.n == esc_kept.cap) {
+		esc_kept.cap = esc_kept.cap ? 2 * esc_kept.cap : 16;
+		esc_kept.s = xrealloc(esc_kept.s,
+				      esc_kept.cap * sizeof(*esc_kept.s));
 	}
+	esc_kept.s[esc_kept.n++] = out;
 }
 
 /* Append the escaped form of one byte c to out (room for 4 bytes). */
@@ -238,16 +265,17 @@ static bool esc_keep(const unsigned char *s, size_t n)
 
 const char *esc(const char *str)
 {
-	static unsigned int next;
-	const unsigned char *s = (const unsigned char *)str;
-	char *out, *o;
+	char *out = esc_dup(str);
 
-	if (next == 0 && !esc_ring[0] && atexit(esc_free) != 0)
-		abort();
-	free(esc_ring[next]);
-	out = xmalloc(4 * strlen(str) + 1);
-	esc_ring[next] = out;
-	next = (next + 1) % ESC_RING;
+	esc_keep_result(out);
+	return out;
+}
+
+char *esc_dup(const char *str)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	char *out = xmalloc(4 * strlen(str) + 1), *o;
+
 	for (o = out; *s;) {
 		size_t n = utf8_len(s);
 

@@ -14,6 +14,8 @@
 #define EXIT_USAGE 2
 #define EXIT_INACTIVE 3	/* denywrite is not active (as systemctl is-active) */
 #define EXIT_UNKNOWN 4	/* whether it is cannot be told (no securityfs) */
+#define EXIT_NO_FILE 5	/* why: the file named cannot be found */
+#define EXIT_PARTIAL 6	/* load: parts skipped, the other rules loaded */
 
 /* Print "denywritectl: <message>\n" to stderr and return 1 (the exit code). */
 int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -21,16 +23,23 @@ int fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* "denywritectl: warning: <message>\n" on stderr. */
 void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* From now on fail() and warn() print nothing (why -q). */
+void messages_off(void);
+
 /*
  * s made safe for a terminal and unambiguous, as ls -b and ps do: control
  * characters (C0, DEL and C1), invisible and bidirectional formatting
  * characters (U+200B, U+202E, U+FEFF...: each of their bytes), bytes that
  * are not valid UTF-8 and the backslash are written as \n, \t, \r, \\ or
  * \xHH; printable ASCII and other valid UTF-8 are kept.  Two different strings never give the same text.
- * The result stays valid until the 8th call after this one (a ring of
- * buffers, freed at exit), so a few may be used in one printf.
+ * The result stays valid until esc_release() (called at exit, and by a
+ * loop that may run for ever, such as log --follow's, between two of its
+ * rounds): no later call reuses it, so any number may be used at once.
+ * esc_dup gives the same text malloc'd, for the caller to free.
  */
 const char *esc(const char *s);
+char *esc_dup(const char *s);
+void esc_release(void);
 
 /*
  * The inverse of esc(), which also takes the kernel's escapes (a

@@ -428,11 +428,29 @@ static size_t out_width(const struct cli *c)
 	return env ? strtoul(env, NULL, 10) : 0;
 }
 
-static int report(const struct cli *c, const struct why *w)
+/* --pids: one a line, or {"pids":[...]} with --json. */
+static void print_pids(const struct cli *c, const struct why *w)
 {
-	if (c->pids)
+	struct json j;
+
+	if (!c->json) {
 		for (size_t i = 0; i < w->procs.n; i++)
 			printf("%d\n", w->procs.p[i].pid);
+		return;
+	}
+	json_init(&j, stdout);
+	json_begin(&j, NULL, '{');
+	json_begin(&j, "pids", '[');
+	for (size_t i = 0; i < w->procs.n; i++)
+		json_uint(&j, NULL, (unsigned long long)w->procs.p[i].pid);
+	json_end(&j, ']');
+	json_end(&j, '}');
+}
+
+static int report(const struct cli *c, const struct why *w)
+{
+	if (c->pids && !c->quiet)
+		print_pids(c, w);
 	if (c->quiet || c->pids)
 		return held(w) ? 0 : 1;
 	if (c->json)
@@ -493,10 +511,12 @@ int cmd_why(struct dw *dw, const struct cli *c)
 	struct stat st;
 	int rc;
 
+	if (c->quiet)
+		messages_off();	/* as fuser -s: the exit status only */
 	if (!path || stat(path, &st) != 0) {
-		rc = fail("why: %s: %s", esc(c->args[0]), strerror(errno));
+		fail("why: %s: %s", esc(c->args[0]), strerror(errno));
 		free(path);
-		return rc;
+		return EXIT_NO_FILE;
 	}
 	w.path = path;
 	rc = explain(dw, c, &w, &st);

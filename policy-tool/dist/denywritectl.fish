@@ -40,6 +40,7 @@ complete -c denywritectl -n '__fish_seen_subcommand_from del' -a '(__denywritect
 complete -c denywritectl -n '__fish_seen_subcommand_from load diff' -F
 complete -c denywritectl -n '__fish_seen_subcommand_from load' -s n -l dry-run -l check -d 'Check only'
 complete -c denywritectl -n '__fish_seen_subcommand_from load' -l strict -d 'Any bad rule fails the load'
+complete -c denywritectl -n '__fish_seen_subcommand_from diff' -l strict -d 'A rule load would skip is trouble'
 complete -c denywritectl -n '__fish_seen_subcommand_from load' -l allow-empty -d 'Let no rules clear the rules'
 complete -c denywritectl -n '__fish_seen_subcommand_from why' -F
 complete -c denywritectl -n '__fish_seen_subcommand_from why' -l pids -d 'The pids, one a line'

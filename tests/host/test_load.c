@@ -131,10 +131,10 @@ TEST(load_skips_bad_rules_and_loads_the_others_in_one_write)
 	snprintf(out, sizeof(out), "-lib,ignore-writers /usr/lib\n"
 		 "+lib %s\nchecked 2 rules from 1 file (dry run: nothing "
 		 "loaded)\n", dir);
-	EXPECT(&o, 1, out, want, "load", "--dry-run", "-");
+	EXPECT(&o, 6, out, want, "load", "--dry-run", "-");
 	NEEDS_CAP(&o, "load", "-");
 	snprintf(want + strlen(want) - strlen("valid\n"), 32, "in force\n");
-	EXPECT(&o, 1, "loaded 2 rules from 1 file\n", want, "load", "-");
+	EXPECT(&o, 6, "loaded 2 rules from 1 file\n", want, "load", "-");
 	snprintf(want, sizeof(want), "exec /\nlib %s\n", dir);
 	CHECK_FAKE(&f, "rules", want);
 	return 0;
@@ -165,9 +165,9 @@ TEST(load_of_a_missing_file_fails)
 	EXPECT(&(struct opts){ .sfs = &f, .uid = -1 }, 1, "",
 	       "denywritectl: load: /nonexistent/p: No such file or "
 	       "directory\n", "load", "--strict", "/nonexistent/p");
-	EXPECT(&(struct opts){ .sfs = &f, .uid = -1, .input = "exec /\n" }, 1,
+	EXPECT(&(struct opts){ .sfs = &f, .uid = -1, .input = "exec /\n" }, 6,
 	       "-lib,ignore-writers /usr/lib\n"
-	       "checked 1 rule from 2 files (dry run: nothing loaded)\n",
+	       "checked 1 rule from 1 file (dry run: nothing loaded)\n",
 	       "denywritectl: load: /nonexistent/p: No such file or "
 	       "directory (file skipped)\n"
 	       "denywritectl: load: 1 part was skipped: the other rules are "
@@ -175,15 +175,23 @@ TEST(load_of_a_missing_file_fails)
 	return 0;
 }
 
-/* n rules "exec /NNNNNN" + pad bytes of 'x'; malloc'd. */
-static char *many_rules(size_t n, size_t pad)
+/*
+ * n rules "exec DIR/NNNNNN/./." (pad bytes of "/.") on directories made
+ * under a new scratch directory, from first on; malloc'd.
+ */
+static char *many_dirs(size_t first, size_t n, size_t pad)
 {
-	char *text = xmalloc(n * (pad + 16) + 1), *p = text;
+	char dir[PATH_MAX / 2], sub[PATH_MAX];
+	char *text = xmalloc(n * (pad + PATH_MAX / 2 + 16) + 1), *p = text;
 
-	for (size_t i = 0; i < n; i++) {
-		p += sprintf(p, "exec /%06zu", i);
-		memset(p, 'x', pad);
-		p += pad;
+	make_tmpdir(dir, sizeof(dir), "many");
+	for (size_t i = first; i < first + n; i++) {
+		snprintf(sub, sizeof(sub), "%s/%06zu", dir, i);
+		if (mkdir(sub, 0755) != 0)
+			abort();
+		p += sprintf(p, "exec %s", sub);
+		for (size_t k = 0; k + 1 < pad; k += 2)
+			p += sprintf(p, "/.");
 		*p++ = '\n';
 	}
 	*p = '\0';
@@ -209,7 +217,7 @@ TEST(load_stops_at_the_kernels_limits)
 		size_t rules, pad;
 		const char *err;
 	} cases[] = {
-		/* rules of 4013 bytes: the 17th passes 65536 */
+		/* rules of about 4050 bytes: the 17th passes 65536 */
 		{ 20, 4000, "denywritectl: load: <stdin>:17: the policy grows "
 		  "past 65536 bytes, the kernel's limit\n" },
 		{ 1025, 0, "denywritectl: load: <stdin>:1025: more than 1024 "
@@ -217,7 +225,7 @@ TEST(load_stops_at_the_kernels_limits)
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		char *text = many_rules(cases[i].rules, cases[i].pad);
+		char *text = many_dirs(0, cases[i].rules, cases[i].pad);
 		int rc = load_refused(why, whylen, text, cases[i].err);
 
 		free(text);
@@ -227,19 +235,133 @@ TEST(load_stops_at_the_kernels_limits)
 	return 0;
 }
 
+TEST(load_counts_the_limit_after_optional_and_overridden_rules)
+{
+	char a[PATH_MAX], b[PATH_MAX], *text = many_dirs(0, 1000, 0);
+	char *more = xmalloc(strlen(text) + 100 * 64), *p, *q;
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1 };
+
+	/* a: 1000 rules and 100 optional ones on missing paths; b: 24 of
+	 * a's objects again, by other names: 1124 rules, 1000 loaded */
+	p = stpcpy(more, text);
+	for (int i = 0; i < 100; i++)
+		p += sprintf(p, "-exec /nonexistent/%d\n", i);
+	policy_file(a, sizeof(a), more);
+	p = more;
+	q = text;
+	for (int i = 0; i < 24; i++) {
+		char *nl = strchr(q, '\n');
+
+		p += sprintf(p, "all %.*s/.\n", (int)(nl - q - 5), q + 5);
+		q = nl + 1;
+	}
+	policy_file(b, sizeof(b), more);
+	free(text);
+	free(more);
+	fake_init(&f, "capability", "");	/* not active: no diff */
+	EXPECT(&o, 0, "checked 1000 rules from 2 files (dry run: nothing "
+	       "loaded)\n", "", "load", "--strict", "--dry-run", a, b);
+	fake_default(&f);
+	NEEDS_CAP(&o, "load", a, b);
+	EXPECT(&o, 0, "loaded 1000 rules from 2 files\n", "", "load", a, b);
+	return 0;
+}
+
+/* How many lines s has. */
+static size_t count_lines(const char *s)
+{
+	size_t n = 0;
+
+	for (; (s = strchr(s, '\n')); s++)
+		n++;
+	return n;
+}
+
+TEST(load_keeps_the_admins_rules_when_vendor_files_pass_the_limit)
+{
+	char root[PATH_MAX / 4], vendor[PATH_MAX], want[4 * PATH_MAX];
+	char *real, *text = many_dirs(0, 1030, 0), *got, *cut;
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1 };
+	bool ok;
+
+	make_tmpdir(root, sizeof(root), "root");
+	real = realpath(root, NULL);
+	snprintf(root, sizeof(root), "%s", real);
+	free(real);
+	snprintf(vendor, sizeof(vendor), "%s/usr/lib/" RULES_D
+		 "/50-vendor.rules", root);
+	tree_file(root, "usr/lib/" RULES_D "/50-vendor.rules", text);
+	cut = strchr(text, '\n');
+	for (int i = 1; i < 1021; i++)
+		cut = strchr(cut + 1, '\n');
+	cut[strcspn(cut + 1, "\n") + 1] = '\0';	/* line 1022 */
+	for (size_t i = 0; i < 3; i++) {
+		static const char *const names[][3] = {
+			{ "etc", "05-admin", "exec" },
+			{ "etc", "90-local", "lib" },
+			{ "usr/lib", "60-other", "exec" },
+		};
+		char rel[128], rule[PATH_MAX];
+
+		snprintf(rel, sizeof(rel), "data/%s/x", names[i][1]);
+		tree_file(root, rel, "");
+		snprintf(rel, sizeof(rel), "%s/" RULES_D "/%s.rules",
+			 names[i][0], names[i][1]);
+		snprintf(rule, sizeof(rule), "%s %s/data/%s\n", names[i][2],
+			 root, names[i][1]);
+		tree_file(root, rel, rule);
+	}
+	fake_default(&f);
+	snprintf(want, sizeof(want), "denywritectl: load: %s:1022: more than "
+		 "1024 rules, the kernel's limit\n", vendor);
+	EXPECT(&o, 1, "", want, "load", "--strict", "--root", root);
+	CHECK_FAKE(&f, "rules", "exec /\nlib,ignore-writers /usr/lib\n");
+	NEEDS_CAP(&o, "load", "--root", root);
+	snprintf(want, sizeof(want), "denywritectl: load: %s:1022: 9 rules "
+		 "left out from this line on: more than 1024 rules, the "
+		 "kernel's limit (rules skipped)\n"
+		 "denywritectl: load: 9 parts were skipped: the other rules are "
+		 "in force\n", vendor);
+	EXPECT(&o, 6, "loaded 1024 rules from 4 files\n", want, "load",
+	       "--root", root);
+	got = fake_read(&f, "rules");
+	snprintf(want, sizeof(want), "exec %s/data/05-admin\n", root);
+	ok = strncmp(got, want, strlen(want)) == 0;
+	snprintf(want, sizeof(want), "exec %s/data/60-other\nlib "
+		 "%s/data/90-local\n", root, root);
+	ok = ok && strlen(got) > strlen(want) &&
+	     strcmp(got + strlen(got) - strlen(want), want) == 0 &&
+	     count_lines(got) == 1024 && !strstr(got, strrchr(text, '\n'));
+	snprintf(why, whylen, "rules: %zu lines, %.200s ... %s",
+		 count_lines(got), got, got + (strlen(got) > 300 ?
+					       strlen(got) - 300 : 0));
+	free(got);
+	free(text);
+	return ok ? TEST_PASS : TEST_FAIL;
+}
+
 TEST(load_of_200000_rule_lines_stops_within_a_second)
 {
-	char *text = many_rules(200000, 0);
+	char *dirs = many_dirs(0, 1100, 0);
+	char *text = xmalloc(strlen(dirs) + 198900 * 32 + 1), *p;
 	struct fake f;
 	struct opts o = { .sfs = &f, .uid = -1, .input = text };
 	struct run r;
 	int ok;
 
+	/* 1100 rules, then 198900 optional ones on missing paths */
+	p = stpcpy(text, dirs);
+	for (size_t i = 0; i < 198900; i++)
+		p += sprintf(p, "-exec /nonexistent/%06zu\n", i);
+	free(dirs);
 	fake_default(&f);
 	run_tool(&r, &o, "load", "--dry-run", "-", (char *)NULL);
 	free(text);
 	stat_line("load_200000_rule_lines_ms", r.ms);
-	ok = r.status == 1 && strstr(r.err, "<stdin>:1025: more than 1024");
+	ok = r.status == 6 && strstr(r.err, "<stdin>:1025: 76 rules left out "
+				     "from this line on: more than 1024");
 	snprintf(why, whylen, "exit %d in %.0f ms: %s", r.status, r.ms, r.err);
 	run_free(&r);
 	if (!ok)
@@ -507,7 +629,7 @@ TEST(load_of_rules_d_skips_a_directory_a_dangling_link_and_bad_lines)
 		 "denywritectl: load: 3 parts were skipped: the other rules are "
 		 "in force\n", path, dir, dangling);
 	NEEDS_CAP(&o, "load", "--root", root);
-	EXPECT(&o, 1, "loaded 4 rules from 7 files\n", want, "load", "--root",
+	EXPECT(&o, 6, "loaded 4 rules from 5 files\n", want, "load", "--root",
 	       root);
 	/* every good rule: the tree's but the one of 40-run.rules */
 	*strrchr(rules, 'l') = '\0';
@@ -550,7 +672,7 @@ TEST(diff_says_what_load_would_add_and_remove_and_exits_1)
 		 "\"ignore_writers\":false,\"path\":\"%s\"}],\"remove\":["
 		 "{\"scope\":\"all\",\"ignore_writers\":false,\"path\":"
 		 "\"/runtime\"},{\"scope\":\"exec\",\"ignore_writers\":false,"
-		 "\"path\":\"/usr/lib\"}]}\n", dir);
+		 "\"path\":\"/usr/lib\"}],\"skipped\":0}\n", dir);
 	EXPECT(&o, 1, want, "", "diff", "--json", file);
 	snprintf(text, sizeof(text), "exec /\nlib %s\n", dir);
 	fake_file(&f, "rules", text);
@@ -559,6 +681,72 @@ TEST(diff_says_what_load_would_add_and_remove_and_exits_1)
 	fake_file(&f, "gone", text + strlen("exec /\n"));
 	snprintf(want, sizeof(want), "+lib %s\n", dir);
 	EXPECT(&o, 1, want, "", "diff", file);
+	return 0;
+}
+
+TEST(diff_counts_rules_that_cannot_load_as_drift)
+{
+	char file[PATH_MAX], want[4 * PATH_MAX];
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1 };
+
+	/* the kernel has the files' good rules: only the bad ones differ */
+	policy_file(file, sizeof(file), "exec /\nlib,ignore-writers /usr/lib\n"
+		    "run /x\n-exec /nonexistent\nexec /nonexistent/y\n");
+	fake_default(&f);
+	snprintf(want, sizeof(want), "denywritectl: diff: %s:3: unknown scope "
+		 "'run' (exec, lib or all) (rule skipped)\n"
+		 "denywritectl: diff: %s:5: /nonexistent/y: No such file or "
+		 "directory (rule skipped)\n"
+		 "denywritectl: diff: 2 parts cannot be loaded: load would skip "
+		 "them\n", file, file);
+	EXPECT(&o, 1, "", want, "diff", file);
+	EXPECT(&o, 1, "{\"add\":[],\"remove\":[],\"skipped\":2}\n", want,
+	       "diff", "--json", file);
+	snprintf(want, sizeof(want), "denywritectl: diff: %s:3: unknown scope "
+		 "'run' (exec, lib or all)\n", file);
+	EXPECT(&o, 2, "", want, "diff", "--strict", file);
+	policy_file(file, sizeof(file), "exec /\nlib,ignore-writers /usr/lib\n"
+		    "-exec /nonexistent\n");
+	EXPECT(&o, 0, "", "", "diff", "--strict", file);
+	EXPECT(&o, 0, "{\"add\":[],\"remove\":[],\"skipped\":0}\n", "",
+	       "diff", "--json", file);
+	return 0;
+}
+
+TEST(load_counts_only_the_files_it_read)
+{
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1, .input = "exec /\n" };
+
+	fake_init(&f, "capability", "");	/* not active: no diff */
+	EXPECT(&o, 6, "checked 1 rule from 1 file (dry run: nothing loaded)\n",
+	       "denywritectl: load: /nonexistent/p: No such file or "
+	       "directory (file skipped)\n"
+	       "denywritectl: load: 1 part was skipped: the other rules are "
+	       "valid\n", "load", "-n", "/nonexistent/p", "-");
+	return 0;
+}
+
+TEST(load_exits_6_when_partly_loaded_and_1_when_the_kernel_refuses)
+{
+	char rules[PATH_MAX + 32];
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1, .input = "exec /\nrun /x\n" };
+
+	fake_default(&f);
+	NEEDS_CAP(&o, "load", "-");
+	EXPECT(&o, 6, "loaded 1 rule from 1 file\n", "denywritectl: load: "
+	       "<stdin>:2: unknown scope 'run' (exec, lib or all) (rule "
+	       "skipped)\ndenywritectl: load: 1 part was skipped: the other "
+	       "rules are in force\n", "load", "-");
+	CHECK_FAKE(&f, "rules", "exec /\n");
+	/* a rules file that takes no write: the kernel refuses it all */
+	snprintf(rules, sizeof(rules), "%s/rules", f.dir);
+	CHECK(unlink(rules) == 0 && mkdir(rules, 0755) == 0, "mkdir");
+	EXPECT(&o, 1, "", "denywritectl: load: <stdin>:2: unknown scope 'run' "
+	       "(exec, lib or all) (rule skipped)\ndenywritectl: load: the "
+	       "kernel refused the policy: Is a directory\n", "load", "-");
 	return 0;
 }
 
@@ -875,7 +1063,7 @@ TEST(load_skips_fifo_rules_file)
 		 "file (file skipped)\n"
 		 "denywritectl: load: 1 part was skipped: the other rules are "
 		 "in force\n", fifo);
-	EXPECT(&o, 1, "loaded 2 rules from 3 files\n", want, "load", "--root",
+	EXPECT(&o, 6, "loaded 2 rules from 2 files\n", want, "load", "--root",
 	       root);
 	snprintf(want, sizeof(want), "exec %s/data/a\nlib %s/data/b\n", root,
 		 root);
@@ -902,7 +1090,7 @@ TEST(load_skips_a_rules_d_that_is_not_a_directory_unless_strict)
 		 "directory (directory skipped)\n"
 		 "denywritectl: load: 1 part was skipped: the other rules are "
 		 "in force\n", run);
-	EXPECT(&o, 1, "loaded 2 rules from 2 files\n", want, "load", "--root",
+	EXPECT(&o, 6, "loaded 2 rules from 2 files\n", want, "load", "--root",
 	       root);
 	snprintf(want, sizeof(want), "exec %s/data/a\nlib %s/data/b\n", root,
 		 root);
@@ -932,7 +1120,7 @@ TEST(load_optional_rule_ignores_only_a_missing_path)
 		 "(rule skipped)\n"
 		 "denywritectl: load: 2 parts were skipped: the other rules are "
 		 "valid\n", loop, dir);
-	EXPECT(&o, 1, "-lib,ignore-writers /usr/lib\nchecked 1 rule from 1 "
+	EXPECT(&o, 6, "-lib,ignore-writers /usr/lib\nchecked 1 rule from 1 "
 	       "file (dry run: nothing loaded)\n", want, "load", "--dry-run",
 	       "-");
 	return 0;
@@ -948,6 +1136,8 @@ const struct test load_tests[] = {
 	T(load_skips_an_optional_rule_whose_path_is_missing_silently),
 	T(load_of_a_missing_file_fails),
 	T(load_stops_at_the_kernels_limits),
+	T(load_counts_the_limit_after_optional_and_overridden_rules),
+	T(load_keeps_the_admins_rules_when_vendor_files_pass_the_limit),
 	T(load_of_200000_rule_lines_stops_within_a_second),
 	T(load_of_an_11_mb_200000_line_file_takes_under_a_second),
 	T(load_rejects_a_missing_path_naming_file_and_line),
@@ -961,6 +1151,9 @@ const struct test load_tests[] = {
 	T(load_of_rules_d_skips_a_directory_a_dangling_link_and_bad_lines),
 	T(load_without_rules_d_files_refuses_to_clear),
 	T(diff_says_what_load_would_add_and_remove_and_exits_1),
+	T(diff_counts_rules_that_cannot_load_as_drift),
+	T(load_counts_only_the_files_it_read),
+	T(load_exits_6_when_partly_loaded_and_1_when_the_kernel_refuses),
 	T(add_and_del_persist_write_90_local_rules),
 	T(list_sources_names_the_file_and_line_runtime_or_gone),
 	T(persist_parallel_adds_all_kept),

@@ -74,6 +74,22 @@ TEST(esc_results_stay_valid_for_several_calls)
 	return 0;
 }
 
+TEST(esc_keeps_more_than_8_results_valid_at_once)
+{
+	char in[20][16], want[20][16];
+	const char *got[20];
+
+	for (int i = 0; i < 20; i++) {
+		snprintf(in[i], sizeof(in[i]), "field\n%d", i);
+		snprintf(want[i], sizeof(want[i]), "field\\n%d", i);
+		got[i] = esc(in[i]);
+	}
+	for (int i = 0; i < 20; i++)
+		CHECK(strcmp(got[i], want[i]) == 0, "result %d of 20: got "
+		      "'%.16s', want '%s'", i, got[i], want[i]);
+	return 0;
+}
+
 TEST(esc_never_gives_two_strings_the_same_text)
 {
 	static const char *const pairs[][2] = {
@@ -171,6 +187,7 @@ const struct test util_tests[] = {
 	T(unesc_reverses_esc_and_takes_octal),
 	T(esc_escapes_control_characters_and_invalid_utf8),
 	T(esc_results_stay_valid_for_several_calls),
+	T(esc_keeps_more_than_8_results_valid_at_once),
 	T(esc_never_gives_two_strings_the_same_text),
 	T(hash_index_finds_every_item_and_nothing_else),
 	{ NULL, NULL },

@@ -194,7 +194,7 @@ TEST(why_on_a_missing_file_fails_with_the_path_escaped)
 	struct fake f;
 
 	fake_default(&f);
-	EXPECT(&(struct opts){ .sfs = &f, .uid = -1 }, 1, "",
+	EXPECT(&(struct opts){ .sfs = &f, .uid = -1 }, 5, "",
 	       "denywritectl: why: /nonexistent/x\\x1b[2J\\n: No such file or "
 	       "directory\n", "why", "/nonexistent/x\x1b[2J\n");
 	return 0;
@@ -420,6 +420,45 @@ TEST(why_q_and_pids_answer_as_fuser_does)
 	return 0;
 }
 
+TEST(why_quiet_is_silent_and_a_missing_file_exits_5)
+{
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1 };
+
+	fake_default(&f);
+	EXPECT(&o, 5, "", "", "why", "-q", "/nonexistent/x");
+	EXPECT(&o, 5, "", "", "why", "--quiet", "--json", "/nonexistent/x");
+	EXPECT(&o, 5, "", "denywritectl: why: /nonexistent/x: No such file or "
+	       "directory\n", "why", "--pids", "/nonexistent/x");
+	EXPECT(&o, 5, "", "denywritectl: why: /nonexistent/x: No such file or "
+	       "directory\n", "why", "/nonexistent/x");
+	return 0;
+}
+
+TEST(why_pids_json_gives_the_pids_as_json)
+{
+	char dir[PATH_MAX], path[PATH_MAX], idle[PATH_MAX + 8], want[64];
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1 };
+	pid_t pid;
+	int rc;
+
+	make_target(dir, sizeof(dir));
+	snprintf(idle, sizeof(idle), "%s/bin", dir);
+	pid = start_sleeper(dir, path, sizeof(path));
+	fake_answer(&f, "denywrite", path, ANSWER_RUNNING);
+	snprintf(want, sizeof(want), "{\"pids\":[%d]}\n", (int)pid);
+	rc = expect(why, whylen, &o, 0, want, "", "why", "--pids", "--json",
+		    path, (char *)NULL);
+	stop(pid);
+	if (rc)
+		return TEST_FAIL;
+	fake_answer(&f, "denywrite", idle, "protected 0\nholders 0\n"
+		    "writers 0\nexec-rule exec /\nlib-rule -\n");
+	EXPECT(&o, 1, "{\"pids\":[]}\n", "", "why", "--pids", "-j", idle);
+	return 0;
+}
+
 TEST(why_cuts_command_lines_to_the_width_unless_wide)
 {
 	char dir[PATH_MAX], path[PATH_MAX + 16], argv0[301];
@@ -468,6 +507,8 @@ const struct test why_tests[] = {
 	T(why_says_unknown_when_the_kernel_will_not_tell_this_user),
 	T(why_without_securityfs_scans_proc_and_says_the_kernel_view_is_missing),
 	T(why_q_and_pids_answer_as_fuser_does),
+	T(why_quiet_is_silent_and_a_missing_file_exits_5),
+	T(why_pids_json_gives_the_pids_as_json),
 	T(why_cuts_command_lines_to_the_width_unless_wide),
 	{ NULL, NULL },
 };
