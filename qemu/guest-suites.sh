@@ -154,7 +154,8 @@ kcsan_set_up_watchpoints     watched  kcsan_watched
 '
 checks_cli_without_securityfs='
 cli_unprivileged_without_securityfs_says_mount_command  "exit 4, says mount -t securityfs"  cli_unmounted_unprivileged
-cli_root_without_securityfs_mounts_it                   "exit 0, mounted"                   cli_unmounted_root
+cli_root_without_securityfs_status_does_not_mount_it    "exit 4, not mounted"               cli_unmounted_root status
+cli_root_without_securityfs_load_mounts_it              "exit 0, mounted"                   cli_unmounted_root load
 '
 checks_kmemleak='
 kmemleak_is_enabled      enabled  kmemleak_scan
@@ -497,7 +498,8 @@ remount_securityfs() {
 		mount -t securityfs securityfs /sys/kernel/security
 }
 
-# denywritectl with securityfs unmounted: root mounts it, others are told how.
+# denywritectl with securityfs unmounted: only load mounts it (as root),
+# the other commands say how, as aa-status does.
 cli_unmounted_unprivileged() {
 	securityfs_unmounted || { echo "setup: umount"; return; }
 	msg=$($bin/runas 65534 denywritectl status 2>&1)
@@ -510,9 +512,16 @@ cli_unmounted_unprivileged() {
 	esac
 }
 
+# cli_unmounted_root status|load: the command as root, securityfs
+# unmounted; load loads the policy there was.
 cli_unmounted_root() {
+	cat $sfs/rules >/tmp/nosfs.rules || { echo "setup: rules"; return; }
 	securityfs_unmounted || { echo "setup: umount"; return; }
-	denywritectl status >/dev/null 2>&1
+	if [ "$1" = load ]; then
+		denywritectl load --allow-empty /tmp/nosfs.rules >/dev/null 2>&1
+	else
+		denywritectl status >/dev/null 2>&1
+	fi
 	rc=$?
 	if grep -q ' /sys/kernel/security ' /proc/mounts; then
 		echo "exit $rc, mounted"
