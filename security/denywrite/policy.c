@@ -20,9 +20,9 @@
  * namespace the object is in, whatever chroot the writer is in.  What no
  * such root reaches (a detached or lazily unmounted tree, an open_tree()
  * clone, memfd and other internal mounts, an unlinked file) has no name and
- * cannot be a rule: ENOENT.  Nor can what is reached in another mount
- * namespace's tree than the writer's (/proc/PID/root of a container): its
- * names are that tree's, "/" would be the root rule: EXDEV.  A policy has
+ * cannot be a rule: ENOENT.  Nor can what is not under the writer's root
+ * (/proc/PID/root of a container, whose names are that tree's, where "/"
+ * would be the root rule; a path out of a chroot): EXDEV.  A policy has
  * at most one rule of each object and of each name.  In the text formats,
  * a name's control characters and backslashes, and a trailing space, are
  * a backslash and three octal digits, as in /proc/mounts:
@@ -293,48 +293,31 @@ static bool rule_is_root(const struct denywrite_rule *rule)
 	return !strcmp(rule->name, "/");
 }
 
-/* The top mount of the tree @path is in, at its root, referenced. */
-static void tree_top(const struct path *path, struct path *top)
-{
-	struct dentry *root;
-
-	*top = *path;
-	path_get(top);
-	while (follow_up(top))
-		;
-	root = dget(top->mnt->mnt_root);
-	dput(top->dentry);
-	top->dentry = root;
-}
-
 /*
- * Is @path in the writer's own tree: the mount tree whose top its root is
- * under?  A chroot is in the tree it was made in.  Another mount
- * namespace's tree, reached through /proc/PID/root or a descriptor passed
- * over, has names of its own: its "/" is not the writer's, its /usr/lib
- * is another object than the one the writer's /usr/lib names.  The copy
- * of a tree that unshare(CLONE_NEWNS) makes has other mounts of the same
- * dentries: the same tree.
+ * Is @path under the writer's root?  Another mount namespace's tree,
+ * reached through /proc/PID/root or a descriptor passed over, is not,
+ * even when its root is mounted where the writer's is (every namespace's
+ * tree hangs from its copy of rootfs): its names are its own, its "/" is
+ * not the writer's, its /usr/lib another directory than the one the
+ * writer's /usr/lib names.  Nor is what lies outside a chrooted writer's
+ * root.  The copy of a tree that unshare(CLONE_NEWNS) makes holds the
+ * writer's root and everything under it.
  */
 static bool in_writer_tree(const struct path *path)
 {
-	struct path root, top, own_top;
-	bool own;
+	struct path root;
+	bool under;
 
 	get_fs_root(current->fs, &root);
-	tree_top(path, &top);
-	tree_top(&root, &own_top);
-	own = top.dentry == own_top.dentry;
-	path_put(&own_top);
-	path_put(&top);
+	under = path_is_under(path, &root);
 	path_put(&root);
-	return own;
+	return under;
 }
 
 /*
  * The name of the object at @path: its absolute path from the root of its
- * mount namespace; -ENOENT if no such root reaches it, -EXDEV if that
- * namespace's tree is not the writer's (its "/" would be the root rule).
+ * mount namespace; -ENOENT if no such root reaches it, -EXDEV if it is
+ * not under the writer's root (a container's "/" would be the root rule).
  */
 static int object_name(const struct path *path, char **name)
 {
