@@ -984,8 +984,10 @@ TEST_F(dw, refusal_record_of_other_user_logged_after_one_users_flood)
 	ASSERT_LE(0, rl);
 	ASSERT_LT(0, read(rl, old_rl, sizeof(old_rl) - 1));
 	ASSERT_EQ(1, pwrite(rl, "0", 1, 0));
-	/* The limits start afresh (a write of the rules, not policy_set(),
-	 * whose mode off would drop the holds). */
+	/*
+	 * The limits start afresh (a write of the rules, not policy_set(),
+	 * whose mode off would drop the holds).
+	 */
 	ASSERT_EQ(0, sfs_puts("rules", "lib " DIR_ "\n"));
 
 	c = child_as(NOBODY, flood_records, NULL);
