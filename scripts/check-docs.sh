@@ -1,7 +1,7 @@
 #!/bin/sh
 # check-docs.sh KERNEL_TREE
 #
-# The lint of the documentation the series adds (patch 0004); fails on any
+# The lint of the documentation the series adds (patch 0005); fails on any
 # problem and says what:
 # - Documentation/admin-guide/LSM/denywrite.rst is parsed with docutils
 #   (python3-docutils) at halt level "warning", as `rst2html --halt=warning`
@@ -26,7 +26,7 @@
 #   none for another, and each says the file's mode; KERNEL_TREE's
 #   scripts/get_abi.pl validates it, and the ReST it makes of it parses
 #   with docutils at halt level "warning" too.
-# - patches/0004 adds the rst to the LSM index.
+# - patches/0005 adds the rst to the LSM index.
 #
 # The kernel tree is build/linux once `make kernel` ran; scripts/test.sh
 # runs this as the step docs_lint_is_clean.
@@ -402,9 +402,9 @@ if os.path.isfile(abi_path) and os.path.isfile(get_abi):
 
 # --- the LSM index -----------------------------------------------------------
 doc_patch = [p for p in os.listdir(os.path.join(top, "patches"))
-             if p.startswith("0004-")]
+             if p.startswith("0005-")]
 if not doc_patch:
-    problem("patches/: no 0004 patch (the documentation)")
+    problem("patches/: no 0005 patch (the documentation)")
 else:
     with open(os.path.join(top, "patches", doc_patch[0]), encoding="utf-8") as f:
         patch = f.read()

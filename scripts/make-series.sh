@@ -11,12 +11,12 @@
 # package has them, and a diff depends only on the files it touches.  Each
 # patch of patches/ is applied with `git am`; the files the project keeps
 # as plain files join the commit that adds them (`git commit --amend`):
-#   0003 (the LSM)        security/denywrite/, without
-#                         take_over_exec_denial(): until 0006, exec keeps
+#   0004 (the LSM)        security/denywrite/, without
+#                         take_over_exec_denial(): until 0007, exec keeps
 #                         its own denial
-#   0004 (documentation)  Documentation/
-#   0005 (selftests)      tests/selftests/ as tools/testing/selftests/denywrite/
-#   0006 (exec)           take_over_exec_denial() in security/denywrite/setup.c
+#   0005 (documentation)  Documentation/
+#   0006 (selftests)      tests/selftests/ as tools/testing/selftests/denywrite/
+#   0007 (exec)           take_over_exec_denial() in security/denywrite/setup.c
 set -eu
 out=$(realpath -m "$1")
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -70,17 +70,17 @@ amend_with() {
 for p in $patches; do
 	git am -q --committer-date-is-author-date "$top/patches/$p"
 	case $p in
-	0003-*)
+	0004-*)
 		amend_with security/denywrite security/denywrite
 		without_takeover security/denywrite/setup.c >setup.c.new
 		mv setup.c.new security/denywrite/setup.c
 		git add security/denywrite/setup.c
 		git commit -q --amend --no-edit ;;
-	0004-*)
-		amend_with Documentation Documentation ;;
 	0005-*)
-		amend_with tests/selftests tools/testing/selftests/denywrite ;;
+		amend_with Documentation Documentation ;;
 	0006-*)
+		amend_with tests/selftests tools/testing/selftests/denywrite ;;
+	0007-*)
 		cp "$top/security/denywrite/setup.c" security/denywrite/setup.c
 		git add security/denywrite/setup.c
 		git commit -q --amend --no-edit ;;

@@ -265,40 +265,34 @@ int denywrite_refuse_writer(struct file *file)
 }
 
 /**
- * denywrite_refuse_open - an open for writing of @inode, held by a denial
- * @inode: the inode, which a denying hold holds
+ * denywrite_record_denied - the VFS refused a writer of a file we deny
+ * @path: the file opened for writing or truncated
+ * @truncate: a truncation (truncate(2), O_TRUNC of a file opened
+ *            read-only), not an open for writing
  *
- * The VFS refuses the open in get_write_access(), before any hook that
- * knows the file: the refusal is decided, counted and logged here, at the
- * open's permission check.  The record names the path of the file that
- * holds @inode (the running program, the mapped library) if its slot has
- * one, else @inode's name on its filesystem, as a truncation's does.  A
- * denying hold exists in enforce mode only, and a moment after the switch
- * to audit: the VFS alone decides then.
- *
- * Return: -ETXTBSY, or 0 if the mode is no longer enforce.
+ * get_write_access() refused @path's inode, whose writes a denying hold
+ * denies (among others, maybe: exec's, kernel_read_file()'s), before any
+ * hook that decides: the refusal is counted and logged here.  The record
+ * names the path of the file that holds the inode (the running program,
+ * the mapped library) if its slot has one, else @path.  A denying hold
+ * exists in enforce mode only, and a moment after the switch to audit:
+ * nothing is recorded then.
  */
-int denywrite_refuse_open(struct inode *inode)
+void denywrite_record_denied(const struct path *path, bool truncate)
 {
+	enum denywrite_op op = truncate ? DENYWRITE_OP_TRUNCATE :
+					  DENYWRITE_OP_WRITE;
 	struct file *file;
-	struct dentry *dentry;
-	int err;
 
 	if (denywrite_get_mode() != DENYWRITE_MODE_ENFORCE)
-		return 0;
-	file = denywrite_inode_get_slot_file(inode);
+		return;
+	file = denywrite_inode_get_slot_file(d_inode(path->dentry));
 	if (file) {
-		err = denywrite_refuse_writer(file);
+		refuse(op, file, NULL, file_user_path(file));
 		fput(file);
-		return err;
+		return;
 	}
-	dentry = d_find_alias(inode);
-	if (!dentry)
-		return -ETXTBSY;
-	err = refuse(DENYWRITE_OP_WRITE, NULL, dentry,
-		     &(struct path){ .dentry = dentry });
-	dput(dentry);
-	return err;
+	refuse(op, NULL, path->dentry, path);
 }
 
 /**

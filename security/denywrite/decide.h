@@ -20,7 +20,7 @@ int denywrite_use_exec_open(struct file *file);
 void denywrite_use_late(struct file *file, u8 scope);
 void denywrite_use_backing(struct file *file);
 int denywrite_refuse_writer(struct file *file);
-int denywrite_refuse_open(struct inode *inode);
+void denywrite_record_denied(const struct path *path, bool truncate);
 int denywrite_refuse_truncate(struct dentry *dentry);
 
 #endif /* _SECURITY_DENYWRITE_DECIDE_H */

@@ -33,9 +33,10 @@
  *
  * In enforce mode, under a rule without "ignore-writers", a hold is exec's
  * own denial of write access (see protect.c): the VFS refuses new writers
- * in get_write_access(), and inode_permission counts and logs the
- * refusal of an open.  The hooks below refuse the writers of the other
- * holds, which they count.
+ * in get_write_access(), and write_access_denied, which the VFS calls
+ * only then, counts and logs the refusal of an open for writing or a
+ * truncation.  The hooks below refuse the writers of the other holds,
+ * which they count.
  *
  * Writers are refused in file_open (a new open for writing: every open
  * passes there, also the files the kernel opens itself, for nfsd, ksmbd or
@@ -142,18 +143,18 @@ static int hook_file_post_open(struct file *file, int mask)
 }
 
 /*
- * An open for writing (or O_TRUNC) of an inode that a denying hold holds:
- * the VFS refuses it in get_write_access(), and this is the last point
- * before that where the refusal can be counted and logged.  Deciding here
- * gives the same verdict: the hold is up, or was a moment ago.
+ * The VFS refused an open for writing or a truncation of @path in
+ * get_write_access(), after the fact: if a denying hold of ours is among
+ * the inode's denials, the refusal is counted and logged.  The refusal is
+ * the VFS's, whatever this finds: a hold that has just gone is not
+ * logged.
  */
-static int hook_inode_permission(struct inode *inode, int mask)
+static void hook_write_access_denied(const struct path *path, bool truncate)
 {
 	if (denywrite_is_off() ||
-	    (mask & (MAY_OPEN | MAY_WRITE)) != (MAY_OPEN | MAY_WRITE) ||
-	    !atomic_read(&denywrite_inode(inode)->denials))
-		return 0;
-	return denywrite_refuse_open(inode);
+	    !atomic_read(&denywrite_inode(d_inode(path->dentry))->denials))
+		return;
+	denywrite_record_denied(path, truncate);
 }
 
 static int hook_bprm_check_security(struct linux_binprm *bprm)
@@ -472,7 +473,7 @@ static void hook_sb_delete(struct super_block *sb)
 static struct security_hook_list denywrite_hooks[] __ro_after_init = {
 	LSM_HOOK_INIT(file_open, hook_file_open),
 	LSM_HOOK_INIT(file_post_open, hook_file_post_open),
-	LSM_HOOK_INIT(inode_permission, hook_inode_permission),
+	LSM_HOOK_INIT(write_access_denied, hook_write_access_denied),
 	LSM_HOOK_INIT(bprm_check_security, hook_bprm_check_security),
 	LSM_HOOK_INIT(bprm_committing_creds, hook_bprm_committing_creds),
 	LSM_HOOK_INIT(mm_replace_exe_file, hook_mm_replace_exe_file),

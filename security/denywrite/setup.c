@@ -65,13 +65,14 @@ const struct lsm_id denywrite_lsmid = {
 
 /*
  * Exec leaves the denial of writes to running programs to the policy,
- * once it is in force: exe_file_write_denial.  A kernel on which denywrite
- * is not active, or could not load the classic policy, keeps exec's own
- * denial.  Boot parameters that make the policy deny less say so.
+ * once it is in force: exe_file_take_over_write_denial().  A kernel on
+ * which denywrite is not active, or could not load the classic policy,
+ * keeps exec's own denial.  Boot parameters that make the policy deny
+ * less say so.
  */
 static void __init take_over_exec_denial(void)
 {
-	exe_file_write_denial = false;
+	exe_file_take_over_write_denial();
 	if (!denywrite_classic)
 		pr_warn("denywrite.default=none: no rules, writes to running programs are allowed until a policy is loaded\n");
 	if (denywrite_get_mode() == DENYWRITE_MODE_OFF)

@@ -269,6 +269,32 @@ TEST_F(dw, truncating_read_only_open_of_running_program_denied)
 	EXPECT_EQ(0, open_err(PROG, O_RDONLY | O_TRUNC));
 }
 
+/*
+ * The VFS refuses these writers in get_write_access(), before any hook
+ * that decides: each refusal is counted where the VFS reports it, by its
+ * kind, truncate(2) included.
+ */
+TEST_F(dw, refused_open_truncate_and_truncate_of_running_program_counted)
+{
+	long long writes, truncates;
+	struct proc p;
+
+	ASSERT_EQ(0, policy_set("enforce", "exec /"));
+	p = run(PROG);
+	ASSERT_LT(0, p.pid);
+	writes = stat_value("denied_write");
+	truncates = stat_value("denied_truncate");
+	ASSERT_LE(0, writes);
+	ASSERT_LE(0, truncates);
+	EXPECT_EQ(ETXTBSY, open_err(PROG, O_WRONLY));
+	EXPECT_EQ(ETXTBSY, open_err(PROG, O_RDONLY | O_TRUNC));
+	EXPECT_EQ(-1, truncate(PROG, 0));
+	EXPECT_EQ(ETXTBSY, errno);
+	EXPECT_EQ(writes + 1, stat_value("denied_write"));
+	EXPECT_EQ(truncates + 2, stat_value("denied_truncate"));
+	proc_stop(&p);
+}
+
 /* fanotify opens its event descriptors itself, with dentry_open(). */
 TEST_F(dw, fanotify_read_write_event_fd_of_running_program_denied)
 {
