@@ -60,7 +60,8 @@ static const struct command_desc {
 	{ "del", CMD_DEL, 1, -1, F_QUIET | F_PERSIST | F_ROOT,
 	  " del [--persist [--root <dir>]] [-q] <path>...\n\n"
 	  "Remove the rule on each path's object, or the rule that list prints\n"
-	  "with that path; all or none.  --persist also removes it from\n"
+	  "with that path (refused if the two name different rules); all or\n"
+	  "none.  --persist also removes it from\n"
 	  SYSCONF_RULES_DIR "/90-local.rules.\n"
 	  "   --root <dir>        that file under <dir>\n"
 	  "   -q, --quiet         no note that the change is runtime-only\n" },
@@ -68,9 +69,10 @@ static const struct command_desc {
 	  " clear\n\nRemove every rule.\n" },
 	{ "list", CMD_LIST, 0, 0, F_JSON | F_LIST | F_ROOT,
 	  " list [--sources [--root <dir>]] [--json]\n\n"
-	  "Print the rules in force, paths escaped as del takes them, then the\n"
-	  "rules gone with their filesystem as comments.  --sources prints\n"
-	  "FILE:LINE (or runtime, or gone) before each rule.\n" },
+	  "Print the rules in force as policy file lines (paths escaped: \\011\n"
+	  "is a tab, \\134 a backslash, \\040 a last space), the form load reads\n"
+	  "and del takes, then the rules gone with their filesystem as comments.\n"
+	  "--sources prints FILE:LINE (or runtime, or gone) before each rule.\n" },
 	{ "load", CMD_LOAD, 0, -1, F_LOAD | F_STRICT | F_QUIET | F_ROOT | F_JSON,
 	  " load [options] [<file>...|-]\n\n"
 	  "Replace the rules with the policy files', by default those of the\n"
@@ -86,7 +88,7 @@ static const struct command_desc {
 	  "   -j, --json              that line as JSON (and the dry run's diff)\n" },
 	{ "save", CMD_SAVE, 0, 0, F_JSON,
 	  " save [--json]\n\n"
-	  "Print the rules as a policy file (the kernel's escaped syntax).\n" },
+	  "Print the rules as a policy file (paths escaped as list prints them).\n" },
 	{ "why", CMD_WHY, 1, 1, F_JSON | F_QUIET | F_WHY,
 	  " why [-q|--pids|--json] [-w] <path>\n\n"
 	  "Why writing or running a file fails (ETXTBSY), and which processes\n"

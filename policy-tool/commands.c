@@ -249,13 +249,12 @@ static void rules_json(const struct policy *p, const struct policy *gone)
 	json_end(&j, '}');
 }
 
-/* The rules, one a line: in the kernel's syntax, or escaped for a
- * terminal (as del takes them). */
-static void rules_print(const struct policy *p, bool kernel_form)
+/* The rules, one a line, as policy files hold them (and del takes their
+ * paths). */
+static void rules_print(const struct policy *p)
 {
 	for (size_t i = 0; i < p->n; i++) {
-		char *line = kernel_form ? rule_format(&p->rule[i]) :
-					   rule_display(&p->rule[i]);
+		char *line = rule_format(&p->rule[i]);
 
 		puts(line);
 		free(line);
@@ -276,7 +275,7 @@ static int read_rules(struct dw *dw, struct policy *p)
 static void gone_print(const struct policy *gone)
 {
 	for (size_t i = 0; i < gone->n; i++) {
-		char *line = rule_display(&gone->rule[i]);
+		char *line = rule_format(&gone->rule[i]);
 
 		printf("# gone (its filesystem was unmounted): %s\n", line);
 		free(line);
@@ -299,7 +298,7 @@ int cmd_list(struct dw *dw, const struct cli *c)
 	} else if (c->json) {
 		rules_json(&p, &gone);
 	} else {
-		rules_print(&p, false);
+		rules_print(&p);
 		gone_print(&gone);
 	}
 	policy_free(&gone);
@@ -322,7 +321,7 @@ int cmd_save(struct dw *dw, const struct cli *c)
 		rules_json(&p, &none);
 	} else {
 		puts(SAVE_HEADER);
-		rules_print(&p, true);
+		rules_print(&p);
 	}
 	policy_free(&p);
 	return 0;
@@ -427,21 +426,30 @@ static int plan_add(const struct cli *c, const struct policy *cur,
 }
 
 /*
- * The rule that del's operand names: the rule on the path it resolves
- * to, else the rule whose path list prints as arg (unesc), or NULL.
+ * The rule that del's operand names: as a path, the rule on the object
+ * it resolves to; as list prints paths, the rule of the path it decodes
+ * to (unesc).  NULL (reported) if neither names a rule, or if the two
+ * name different rules: "/srv/a\040b" may be a directory of that name
+ * and how list prints "/srv/a b".
  */
 static const struct rule *find_del(const struct policy *cur, const char *arg)
 {
-	char *path = realpath(arg, NULL);
-	const struct rule *r = path ? policy_find(cur, path) : NULL;
+	char *path = realpath(arg, NULL), *name = unesc(arg);
+	const struct rule *as_path = path ? policy_find(cur, path) : NULL;
+	const struct rule *as_listed = name ? policy_find(cur, name) : NULL;
 
 	free(path);
-	if (r)
-		return r;
-	path = unesc(arg);
-	r = path ? policy_find(cur, path) : NULL;
-	free(path);
-	return r;
+	free(name);
+	if (!as_path && !as_listed)
+		fail("del: %s: not present in the policy", esc(arg));
+	else if (as_path && as_listed && as_path != as_listed)
+		fail("del: %s: ambiguous: as a path it names the rule for %s, "
+		     "as list prints paths the rule for %s: give the path as "
+		     "list prints it", esc(arg), esc(as_path->path),
+		     esc(as_listed->path));
+	else
+		return as_path ? as_path : as_listed;
+	return NULL;
 }
 
 /* Fill ch[i] to delete the rule for c->args[i]; 1 (reported) if invalid. */
@@ -452,7 +460,7 @@ static int plan_del(const struct cli *c, const struct policy *cur,
 	const struct rule *r = find_del(cur, arg);
 
 	if (!r)
-		return fail("del: %s: not present in the policy", esc(arg));
+		return 1;
 	ch[i].line = path_escape(r->path);
 	if (named_before(ch, i, ch[i].line, true)) {
 		char buf[8 * PATH_MAX + 4];

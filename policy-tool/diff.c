@@ -55,7 +55,7 @@ static bool in_kernel(const struct policy *cur, const struct rule *r)
 
 static void print_change(char sign, const struct rule *r)
 {
-	char *s = rule_display(r);
+	char *s = rule_format(r);
 
 	printf("%c%s\n", sign, s);
 	free(s);
@@ -208,14 +208,14 @@ int list_sources(const struct cli *c, const struct policy *cur,
 	if (c->json)
 		sources_json(cur, gone, &fp.p);
 	for (size_t i = 0; i < cur->n && !c->json; i++) {
-		char *s = rule_display(&cur->rule[i]);
+		char *s = rule_format(&cur->rule[i]);
 
 		printf("%s: %s\n", source_text(source_of(&fp.p, &cur->rule[i])),
 		       s);
 		free(s);
 	}
 	for (size_t i = 0; i < gone->n && !c->json; i++) {
-		char *s = rule_display(&gone->rule[i]);
+		char *s = rule_format(&gone->rule[i]);
 
 		printf("gone: %s\n", s);
 		free(s);

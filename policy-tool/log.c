@@ -118,59 +118,235 @@ static int type_by_name(const char *s, size_t len)
 	return 0;
 }
 
-/* The record's type from "type=1400" or "type=AVC" before its fields,
- * else from the word just before them ("audit[194]: AVC lsm=...", as
- * journald's audit transport gives it); 0 if not said. */
-static int record_type(const char *line, const char *fields)
+/*
+ * The kernel's refusal and change records all start with this, whether
+ * the audit subsystem logs them or, without it, printk (with its pr_fmt,
+ * "denywrite: "): see security/denywrite/log.c.
+ */
+#define RECORD_PREFIX "lsm=denywrite op="
+
+#define DIGITS "0123456789"
+
+/* Who logged a message, as its metadata tells. */
+enum origin {
+	FROM_UNKNOWN,	/* a line alone: the kernel's, or audit.log's */
+	FROM_KERNEL,	/* /dev/kmsg, dmesg, the journal's "kernel:" */
+	FROM_AUDIT,	/* the journal's audit transport, "audit[PID]:" */
+};
+
+/* If s starts with word, the text after it; else NULL. */
+static const char *after(const char *s, const char *word)
 {
-	const char *t = strstr(line, "type=");
-	const char *w = fields;
+	size_t n = strlen(word);
 
-	if (t && t < fields) {
-		int type = type_by_name(t + 5, strcspn(t + 5, " "));
-
-		return type ? type : atoi(t + 5);
-	}
-	if (w == line || w[-1] != ' ')
-		return 0;
-	while (--w > line && w[-1] != ' ')
-		;
-	return type_by_name(w, (size_t)(fields - 1 - w));
+	return strncmp(s, word, n) == 0 ? s + n : NULL;
 }
 
-/* "audit(1796304281.345:4)", else a leading number (journalctl -o
- * short-unix), else 0. */
-static double record_time(const char *line, const char *fields)
+/* The text after the first n space-separated words of s (and the spaces
+ * after them), or NULL if s has fewer. */
+static const char *skip_words(const char *s, unsigned int n)
 {
-	const char *a = strstr(line, "audit(");
+	while (n--) {
+		const char *sp = strchr(s, ' ');
+
+		if (!sp || sp == s)
+			return NULL;
+		s = sp + strspn(sp, " ");
+	}
+	return s;
+}
+
+static bool is_month(const char *s)
+{
+	static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
+
+	for (size_t i = 0; i < sizeof(months) - 1; i += 3)
+		if (strncmp(s, months + i, 3) == 0 && s[3] == ' ')
+			return true;
+	return false;
+}
+
+/* The syslog identifier at s, "kernel: ", "audit: " or "audit[PID]: ":
+ * who it is, and *message the text after it; FROM_UNKNOWN if another. */
+static enum origin ident(const char *s, const char **message)
+{
+	const char *a = after(s, "audit");
+
+	if ((*message = after(s, "kernel: ")) != NULL)
+		return FROM_KERNEL;
+	if (a && (*message = after(a, ": ")) != NULL)
+		return FROM_AUDIT;
+	if (!a || *a != '[' || !strspn(a + 1, DIGITS))
+		return FROM_UNKNOWN;
+	*message = after(a + 1 + strspn(a + 1, DIGITS), "]: ");
+	return *message ? FROM_AUDIT : FROM_UNKNOWN;
+}
+
+/*
+ * A journal or syslog line, "TIME HOST IDENT: MESSAGE", TIME one word
+ * (journalctl -o short-unix, short-iso) or three ("Dec 03 16:25:09",
+ * short and short-precise): its message if IDENT is the kernel's or
+ * audit's, and its time if it is a number of seconds; else NULL.
+ */
+static const char *journal_message(const char *line, double *time,
+				   enum origin *from)
+{
+	const char *id = skip_words(line, is_month(line) ? 4 : 2), *m = NULL;
 	char *end;
 	double t;
 
-	if (a && a < fields)
-		return strtod(a + 6, NULL);
+	if (!id || (*from = ident(id, &m)) == FROM_UNKNOWN)
+		return NULL;
 	t = strtod(line, &end);
-	return end != line && *end == ' ' && t > 1e8 ? t : 0;
+	if (end != line && *end == ' ')
+		*time = t;
+	return m;
+}
+
+/* /dev/kmsg's "PRIO,SEQ,USEC,FLAGS[,caller=T1];" at the start of line:
+ * its length, 0 if there is none. */
+static size_t kmsg_head(const char *line)
+{
+	const char *p = line, *semi;
+
+	for (int i = 0; i < 3; i++) {
+		size_t n = strspn(p, DIGITS);
+
+		if (!n || p[n] != ',')
+			return 0;
+		p += n + 1;
+	}
+	semi = strchr(p, ';');
+	if (!semi || memchr(p, ' ', (size_t)(semi - p)))
+		return 0;
+	return (size_t)(semi - line) + 1;
+}
+
+/*
+ * The message of a log line without the metadata of where it was read:
+ * /dev/kmsg's "PRIO,SEQ,USEC,FLAGS;", dmesg's "[   18.997152] " (after
+ * "<6>" with dmesg -r), or a journal or syslog line's "TIME HOST kernel: ";
+ * a line of neither (audit.log, a message alone) is its own message.
+ * NULL for a journal line of another program.
+ */
+static const char *log_message(const char *line, double *time,
+			       enum origin *from)
+{
+	size_t n = kmsg_head(line);
+
+	*from = n ? FROM_KERNEL : FROM_UNKNOWN;
+	if (n)
+		return line + n;
+	n = line[0] == '<' ? strspn(line + 1, DIGITS) : 0;
+	if (n && line[1 + n] == '>')	/* dmesg -r's priority */
+		line += 2 + n;
+	if (line[0] == '[' && strchr(line, ']')) {
+		const char *m = strchr(line, ']') + 1;
+
+		*from = FROM_KERNEL;
+		return m + strspn(m, " ");
+	}
+	if (strspn(line, DIGITS) || is_month(line))
+		return journal_message(line, time, from);
+	return line;
+}
+
+/*
+ * The stamp "audit(1796304281.345:4): " at s (or ausearch -i's
+ * "audit(12/03/2026 16:25:09.345:4) : "): the text after it, and its
+ * time if it is in seconds; s if there is none.
+ */
+static const char *audit_stamp(const char *s, double *time)
+{
+	const char *a = after(s, "audit("), *end, *m;
+	char *num;
+	double t;
+
+	if (!a || !(end = strchr(a, ')')))
+		return s;
+	m = after(end + 1, ": ");
+	if (!m)
+		m = after(end + 1, " : ");
+	if (!m)
+		return s;
+	t = strtod(a, &num);
+	if (num != a && *num == ':')
+		*time = t;
+	return m;
+}
+
+/* The length of the word at s, up to a space, if it is all of chars (and
+ * a space follows it); else 0. */
+static size_t word_of(const char *s, const char *chars)
+{
+	size_t n = strcspn(s, " ");
+
+	return n && s[n] == ' ' && strspn(s, chars) >= n ? n : 0;
+}
+
+#define UPPER "ABCDEFGHIJKLMNOPQRSTUVWXYZ_"
+
+/* After "type=": the type (1400, or a name: "AVC") into r; the text after
+ * it and an "audit(T:S): " stamp; NULL if there is no type. */
+static const char *audit_type(const char *t, struct record *r)
+{
+	size_t n = word_of(t, UPPER DIGITS);
+	const char *m = t + n + 1;
+
+	if (!n)
+		return NULL;
+	r->type = type_by_name(t, n);
+	if (!r->type)
+		r->type = atoi(t);
+	if (after(m, "msg="))
+		m += strlen("msg=");
+	return audit_stamp(m, &r->time);
+}
+
+/*
+ * The record in a message, framed as the audit subsystem frames it
+ * (printk's "audit: type=1400 audit(T:S): ", audit.log's "[node=N ]
+ * type=AVC msg=audit(T:S): ", the journal's audit transport's "AVC "),
+ * as printk without audit does ("denywrite: "), or alone: after its
+ * frame it must start with RECORD_PREFIX.  Its type and time go to r.
+ * NULL if it is no record: a message that holds the prefix anywhere
+ * else, such as a segfault line of a program named "denywrite op=wr",
+ * is not one.
+ */
+static const char *record_start(const char *m, enum origin from,
+				struct record *r)
+{
+	const char *t = after(m, "audit: type=");
+	size_t n;
+
+	if (!t && from == FROM_UNKNOWN) {	/* audit.log's */
+		const char *node = after(m, "node=") ? strchr(m, ' ') : NULL;
+
+		t = after(node ? node + 1 : m, "type=");
+	}
+	if (t) {
+		m = audit_type(t, r);
+	} else if (from == FROM_AUDIT && (n = word_of(m, UPPER)) > 0) {
+		r->type = type_by_name(m, n);
+		m += n + 1;
+	} else if (after(m, "denywrite: ")) {
+		m += strlen("denywrite: ");
+	}
+	return m && after(m, RECORD_PREFIX) ? m : NULL;
 }
 
 /* Parse a log line; 1 and *r (free with kv_free) if it is denywrite's. */
 static int parse_record(const char *line, struct record *r)
 {
-	static const char *const marks[] = {
-		"lsm=denywrite ", "denywrite op=", "denywrite: op=",
-	};
-	const char *f = NULL;
+	enum origin from;
+	const char *m;
 
-	for (size_t i = 0; i < 3 && !f; i++) {
-		f = strstr(line, marks[i]);
-		if (f && i > 0)
-			f = strstr(f, "op=");
-	}
-	if (!f || !strstr(f, "op="))
-		return 0;
 	memset(r, 0, sizeof(*r));
-	r->time = record_time(line, f);
-	r->type = record_type(line, f);
-	parse_fields(f, &r->f);
+	m = log_message(line, &r->time, &from);
+	m = m ? record_start(m, from, r) : NULL;
+	if (!m)
+		return 0;
+	parse_fields(m, &r->f);
 	return 1;
 }
 
@@ -213,7 +389,7 @@ static void print_text(const struct record *r)
 		printf(" %s %s", or_dash(kv_get(&r->f, "scope")), esc(v));
 	else
 		printf(" -");
-	if ((v = kv_get(&r->f, "suppressed")) != NULL)
+	if ((v = kv_get(&r->f, "suppressed")) != NULL && strcmp(v, "0") != 0)
 		printf(" (%s suppressed before)", esc(v));
 	if ((v = kv_get(&r->f, "old_mode")) != NULL)
 		printf(" old_mode=%s", esc(v));

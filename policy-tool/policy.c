@@ -95,11 +95,6 @@ int rule_check_path(const char *p, size_t len, char *err, size_t errlen)
 	return 0;
 }
 
-static bool kernel_escapes(unsigned char c)
-{
-	return c < 0x20 || c == 0x7f || c == '\\';
-}
-
 static int octal_digit(char c)
 {
 	return c >= '0' && c <= '7' ? c - '0' : -1;
@@ -157,19 +152,7 @@ int path_unescape(const char *p, size_t len, char **out, char *err,
 
 char *path_escape(const char *raw)
 {
-	size_t n = strlen(raw);
-	char *s = xmalloc(4 * n + 1), *o = s;
-
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)raw[i];
-
-		if (kernel_escapes(c) || (c == ' ' && i + 1 == n))
-			o += sprintf(o, "\\%03o", c);
-		else
-			*o++ = (char)c;
-	}
-	*o = '\0';
-	return s;
+	return esc_dup(raw);
 }
 
 bool rule_is_too_broad(const struct rule *r)
@@ -236,18 +219,6 @@ char *rule_format(const struct rule *r)
 
 	snprintf(s, n, "%s%s %s", scope_name(r->scope), opt, path);
 	free(path);
-	return s;
-}
-
-char *rule_display(const struct rule *r)
-{
-	const char *opt = r->ignore_writers ? "," OPT_IGNORE_WRITERS : "";
-	const char *path = esc(r->path);
-	size_t n = strlen(scope_name(r->scope)) + strlen(opt) +
-		   strlen(path) + 2;
-	char *s = xmalloc(n);
-
-	snprintf(s, n, "%s%s %s", scope_name(r->scope), opt, path);
 	return s;
 }
 

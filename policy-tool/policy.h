@@ -60,13 +60,16 @@ int rule_parse_line(const char *line, size_t len, struct rule *r,
 int rule_check_path(const char *path, size_t len, char *err, size_t errlen);
 
 /*
- * The kernel's escapes, as in /proc/mounts: in what it prints and reads,
- * a control character (0x01-0x1f, 0x7f), a backslash and a trailing space
- * are a backslash and 3 octal digits ("\012", "\134", "\040").
+ * Escapes, as in /proc/mounts: a backslash and 3 octal digits stand for
+ * a byte.  The kernel prints a control character (0x01-0x1f, 0x7f), a
+ * backslash and a trailing space so, and reads any byte so.
  * path_unescape decodes len bytes into a new string (*out), refusing a
  * literal control character and a backslash not followed by 3 octal
- * digits giving a byte 001-377 (-1, the reason in err).  path_escape
- * gives the kernel's form of raw, malloc'd.
+ * digits giving a byte 001-377 (-1, the reason in err): it reads what
+ * the kernel and path_escape print.  path_escape gives a path in the one
+ * dialect of denywritectl's output, esc()'s (which escapes more than the
+ * kernel: bytes that are not UTF-8, invisible characters, a leading
+ * space), malloc'd.
  */
 int path_unescape(const char *p, size_t len, char **out, char *err,
 		  size_t errlen);
@@ -79,14 +82,15 @@ char *path_escape(const char *raw);
  */
 bool rule_is_too_broad(const struct rule *r);
 
-/* "SCOPE[,OPTION] PATH" without newline, the path in the kernel's
- * escaped form (policy files, the kernel); malloc'd. */
+/*
+ * "SCOPE[,OPTION] PATH" without newline, the path escaped (path_escape):
+ * what every command prints for a rule, what policy files hold and what
+ * is written to the kernel; rule_parse_line reads it back.  malloc'd.
+ */
 char *rule_format(const struct rule *r);
 
-/* The same with the path as esc() shows it, for a terminal; malloc'd. */
-char *rule_display(const struct rule *r);
-
-/* The bytes r takes in the kernel's rules file, with its newline. */
+/* The bytes r takes in a write to the kernel's rules file, with its
+ * newline. */
 size_t rule_bytes(const struct rule *r);
 
 void policy_init(struct policy *p);

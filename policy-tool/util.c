@@ -202,31 +202,14 @@ static void esc_keep_result(char *out)
 	esc_kept.s[esc_kept.n++] = out;
 }
 
-/* Append the escaped form of one byte c to out (room for 4 bytes). */
+/* Append the escape of one byte c, a backslash and 3 octal digits. */
 static size_t esc_byte(char *out, unsigned char c)
 {
-	static const char hex[] = "0123456789abcdef";
-
-	switch (c) {
-	case '\n':
-		memcpy(out, "\\n", 2);
-		return 2;
-	case '\t':
-		memcpy(out, "\\t", 2);
-		return 2;
-	case '\r':
-		memcpy(out, "\\r", 2);
-		return 2;
-	case '\\':
-		memcpy(out, "\\\\", 2);
-		return 2;
-	default:
-		out[0] = '\\';
-		out[1] = 'x';
-		out[2] = hex[c >> 4];
-		out[3] = hex[c & 15];
-		return 4;
-	}
+	out[0] = '\\';
+	out[1] = (char)('0' + (c >> 6));
+	out[2] = (char)('0' + ((c >> 3) & 7));
+	out[3] = (char)('0' + (c & 7));
+	return 4;
 }
 
 /* The code point of the valid n-byte UTF-8 sequence at s. */
@@ -253,11 +236,17 @@ static bool invisible(unsigned int cp)
 	       (cp >= 0xfff9 && cp <= 0xfffb);
 }
 
-/* Whether the n-byte sequence at s is kept as it is. */
-static bool esc_keep(const unsigned char *s, size_t n)
+/*
+ * Whether the n-byte sequence at s is kept as it is; edge says whether it
+ * starts or ends the string (a space there is escaped, so that no
+ * trimming of blanks takes it).
+ */
+static bool esc_keep(const unsigned char *s, size_t n, bool edge)
 {
+	if (n == 1 && s[0] == ' ')
+		return !edge;
 	if (n == 1)
-		return s[0] >= 0x20 && s[0] < 0x7f && s[0] != '\\';
+		return s[0] > 0x20 && s[0] < 0x7f && s[0] != '\\';
 	/* U+0080..U+009F, the C1 controls, are c2 80..c2 9f. */
 	return n > 1 && !(s[0] == 0xc2 && s[1] < 0xa0) &&
 	       !invisible(code_point(s, n));
@@ -277,54 +266,34 @@ char *esc_dup(const char *str)
 	char *out = xmalloc(4 * strlen(str) + 1), *o;
 
 	for (o = out; *s;) {
-		size_t n = utf8_len(s);
+		size_t n = utf8_len(s), len = n ? n : 1;
+		bool edge = s == (const unsigned char *)str || !s[len];
 
-		if (esc_keep(s, n)) {
+		if (esc_keep(s, n, edge)) {
 			memcpy(o, s, n);
 			o += n;
 			s += n;
 			continue;
 		}
 		/* every byte of a C1 sequence, or the one bad byte */
-		for (size_t i = 0; i < (n ? n : 1); i++)
+		for (size_t i = 0; i < len; i++)
 			o += esc_byte(o, s[i]);
-		s += n ? n : 1;
+		s += len;
 	}
 	*o = '\0';
 	return out;
 }
 
-static int hex_digit(char c)
+/* The byte that the escape at s (a backslash and 3 octal digits) stands
+ * for, 1 to 0377; else -1. */
+static int unesc_one(const char *s)
 {
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* The byte an escape at s (after its backslash) stands for; *n its length. */
-static int unesc_one(const char *s, size_t *n)
-{
-	static const char named[] = "n\nt\tr\r\\\\";
-
-	for (size_t i = 0; named[i]; i += 2)
-		if (s[0] == named[i]) {
-			*n = 1;
-			return (unsigned char)named[i + 1];
-		}
-	if (s[0] == 'x' && hex_digit(s[1]) >= 0 && hex_digit(s[2]) >= 0) {
-		*n = 3;
-		return hex_digit(s[1]) * 16 + hex_digit(s[2]);
-	}
-	if (s[0] >= '0' && s[0] <= '3' && s[1] >= '0' && s[1] <= '7' &&
-	    s[2] >= '0' && s[2] <= '7') {
-		*n = 3;
-		return (s[0] - '0') * 64 + (s[1] - '0') * 8 + (s[2] - '0');
-	}
-	return -1;
+	for (int i = 1; i <= 3; i++)
+		if (s[i] < '0' || s[i] > '7')
+			return -1;
+	if (s[1] > '3')
+		return -1;
+	return (s[1] - '0') * 64 + (s[2] - '0') * 8 + (s[3] - '0');
 }
 
 char *unesc(const char *s)
@@ -332,20 +301,19 @@ char *unesc(const char *s)
 	char *out = xmalloc(strlen(s) + 1), *o = out;
 
 	while (*s) {
-		size_t n;
 		int c;
 
 		if (*s != '\\') {
 			*o++ = *s++;
 			continue;
 		}
-		c = unesc_one(s + 1, &n);
+		c = unesc_one(s);
 		if (c <= 0) {
 			free(out);
 			return NULL;
 		}
 		*o++ = (char)c;
-		s += n + 1;
+		s += 4;
 	}
 	*o = '\0';
 	return out;

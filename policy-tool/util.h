@@ -27,11 +27,17 @@ void warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void messages_off(void);
 
 /*
- * s made safe for a terminal and unambiguous, as ls -b and ps do: control
- * characters (C0, DEL and C1), invisible and bidirectional formatting
- * characters (U+200B, U+202E, U+FEFF...: each of their bytes), bytes that
- * are not valid UTF-8 and the backslash are written as \n, \t, \r, \\ or
- * \xHH; printable ASCII and other valid UTF-8 are kept.  Two different strings never give the same text.
+ * s in the one escape dialect of everything denywritectl prints (rules,
+ * paths, messages, log fields), the kernel's and /proc/mounts': a byte
+ * written as a backslash and 3 octal digits ("\011", "\134", "\040").
+ * Escaped are the backslash, control characters (C0, DEL and each byte
+ * of a C1 control), bytes that are not valid UTF-8, invisible and
+ * bidirectional formatting characters (U+200B, U+202E, U+FEFF...: each
+ * of their bytes), and a space that starts or ends s, so that no trimming
+ * of blanks takes it; printable ASCII and other valid UTF-8 are kept, as
+ * ls -b and ps keep them.  Two different strings never give the same
+ * text, nothing in it moves a terminal's cursor or hides text, and the
+ * kernel and a policy file read it back as s.
  * The result stays valid until esc_release() (called at exit, and by a
  * loop that may run for ever, such as log --follow's, between two of its
  * rounds): no later call reuses it, so any number may be used at once.
@@ -42,9 +48,8 @@ char *esc_dup(const char *s);
 void esc_release(void);
 
 /*
- * The inverse of esc(), which also takes the kernel's escapes (a
- * backslash and 3 octal digits, as save prints them): what list prints,
- * del accepts.  malloc'd; NULL for a malformed escape or one giving NUL.
+ * The inverse of esc(): each backslash and 3 octal digits (001 to 377)
+ * decoded, other bytes kept.  malloc'd; NULL for any other backslash.
  */
 char *unesc(const char *s);
 

@@ -261,7 +261,7 @@ static size_t fit(const char *s, size_t cols)
 		size_t u = utf8_len((const unsigned char *)s + n);
 
 		if (s[n] == '\\')
-			u = s[n + 1] == 'x' ? 4 : 2;
+			u = 4;	/* a backslash and 3 octal digits */
 		n += u ? u : 1;
 		cols--;
 	}
@@ -306,7 +306,7 @@ static void print_processes(const struct why *w, size_t width)
 
 static void print_rule(const char *label, const struct rule *r)
 {
-	char *s = r->path ? rule_display(r) : NULL;
+	char *s = r->path ? rule_format(r) : NULL;
 
 	printf("%s%s\n", label, s ? s : "no rule");
 	free(s);

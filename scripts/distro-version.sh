@@ -1,9 +1,9 @@
 #!/bin/sh
 # distro-version.sh: the version of the kernel package of make kernel-deb,
 # <Debian's version of linux-source-6.12>+dw<the tools' version>, e.g.
-# 6.12.118-1~deb12u1+dw0.2+97.g1a2b3c4: the Debian source it was built
-# from, and the commit that the tools package of the same commit
-# (policy-tool/version.sh: 0.2+97.g1a2b3c4) names.  ".dirty" when the
+# 6.12.118-1~deb12u1+dw0.3~dev.97.g1a2b3c4: the Debian source it was
+# built from, and the commit that the tools package of the same commit
+# (policy-tool/version.sh: 0.3~dev.97.g1a2b3c4) names.  ".dirty" when the
 # kernel's own inputs in this checkout (the LSM, the series, the
 # configuration and the scripts that build it) differ from the commit.
 set -eu

@@ -82,6 +82,7 @@ double time_limit(double limit_ms)
 static const struct test *const tables[] = {
 	cli_tests, policy_tests, json_tests, util_tests, proc_tests,
 	e2e_tests, load_tests, why_tests, log_tests, golden_tests,
+	roundtrip_tests,
 };
 
 #define N_TABLES (sizeof(tables) / sizeof(tables[0]))

@@ -57,6 +57,7 @@ extern const struct test why_tests[];
 extern const struct test util_tests[];
 extern const struct test log_tests[];
 extern const struct test golden_tests[];
+extern const struct test roundtrip_tests[];
 
 /* Set by the harness: the denywritectl binary and a scratch directory. */
 extern const char *test_tool;

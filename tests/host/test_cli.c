@@ -274,13 +274,13 @@ TEST(usage_errors_escape_what_the_user_typed)
 	struct parsed p;
 
 	parse(&p, "\x1b[2Jstatus", (char *)NULL);
-	CHECK_USAGE(p, "unknown command '\\x1b[2Jstatus'");
+	CHECK_USAGE(p, "unknown command '\\033[2Jstatus'");
 	parse(&p, "list", "--fr\nob", (char *)NULL);
-	CHECK_USAGE(p, "list: unrecognized option '--fr\\nob'");
+	CHECK_USAGE(p, "list: unrecognized option '--fr\\012ob'");
 	parse(&p, "-\x01", (char *)NULL);
-	CHECK_USAGE(p, "invalid option -- '\\x01'");
+	CHECK_USAGE(p, "invalid option -- '\\001'");
 	parse(&p, "mode", "\x9b", (char *)NULL);
-	CHECK_USAGE(p, "mode: unknown mode '\\x9b' (off, audit or enforce)");
+	CHECK_USAGE(p, "mode: unknown mode '\\233' (off, audit or enforce)");
 	return 0;
 }
 

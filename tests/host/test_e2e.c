@@ -410,22 +410,22 @@ TEST(clear_writes_a_newline_to_rules)
 	return 0;
 }
 
-TEST(list_escapes_paths_and_save_keeps_their_bytes)
+TEST(list_and_save_print_paths_in_one_escape_dialect)
 {
 	struct fake f;
 	struct opts o = { .sfs = &f, .uid = -1 };
 
 	fake_init(&f, "denywrite", "exec /opt/caf\xe9\nlib /opt/a\\134b\n"
 		  "exec /opt/t\\011 \\040\n");
-	EXPECT(&o, 0, "exec /opt/caf\\xe9\nlib /opt/a\\\\b\n"
-	       "exec /opt/t\\t  \n", "", "list");
+	EXPECT(&o, 0, "exec /opt/caf\\351\nlib /opt/a\\134b\n"
+	       "exec /opt/t\\011 \\040\n", "", "list");
 	EXPECT(&o, 0, "{\"rules\":[{\"scope\":\"exec\",\"ignore_writers\":"
 	       "false,\"path\":[47,111,112,116,47,99,97,102,233]},{\"scope\":"
 	       "\"lib\",\"ignore_writers\":false,\"path\":\"/opt/a\\\\b\"},"
 	       "{\"scope\":\"exec\",\"ignore_writers\":false,\"path\":"
 	       "\"/opt/t\\t  \"}],\"gone\":[]}\n", "", "list", "--json");
 	EXPECT(&o, 0, "# denywrite policy, saved by denywritectl\n"
-	       "exec /opt/caf\xe9\nlib /opt/a\\134b\nexec /opt/t\\011 \\040\n",
+	       "exec /opt/caf\\351\nlib /opt/a\\134b\nexec /opt/t\\011 \\040\n",
 	       "", "save");
 	return 0;
 }
@@ -434,13 +434,15 @@ TEST(del_takes_what_list_prints)
 {
 	static const struct {
 		const char *kernel;	/* as the kernel prints the path */
-		const char *listed;	/* as list prints it */
+		const char *listed;	/* as list prints it, and del
+					 * writes it (the kernel decodes it) */
 	} cases[] = {
-		{ "/opt/a\\134b", "/opt/a\\\\b" },
-		{ "/opt/\xff\xfe", "/opt/\\xff\\xfe" },
-		{ "/opt/t\\011x\\040", "/opt/t\\tx " },
-		{ "/opt/\xe2\x80\xae" "evil", "/opt/\\xe2\\x80\\xae" "evil" },
-		{ "/opt/\xef\xbb\xbf", "/opt/\\xef\\xbb\\xbf" },
+		{ "/opt/a\\134b", "/opt/a\\134b" },
+		{ "/opt/\xff\xfe", "/opt/\\377\\376" },
+		{ "/opt/t\\011x\\040", "/opt/t\\011x\\040" },
+		{ "/opt/\xe2\x80\xae" "evil", "/opt/\\342\\200\\256" "evil" },
+		{ "/opt/\xef\xbb\xbf", "/opt/\\357\\273\\277" },
+		{ "/opt/my app", "/opt/my app" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -456,7 +458,7 @@ TEST(del_takes_what_list_prints)
 		EXPECT(&o, 0, want, "", "list");
 		NEEDS_CAP(&o, "del", cases[i].listed);
 		EXPECT(&o, 0, "", "", "del", "-q", cases[i].listed);
-		snprintf(want, sizeof(want), "%s\n", cases[i].kernel);
+		snprintf(want, sizeof(want), "%s\n", cases[i].listed);
 		CHECK_FAKE(&f, "del", want);
 	}
 	return 0;
@@ -574,7 +576,7 @@ TEST(bash_completion_offers_rule_paths_quoted_for_del)
 		const char *want;
 	} cases[] = {
 		{ "denywritectl del /opt/m", "/opt/my\\ app" },
-		{ "denywritectl del /opt/a", "/opt/a\\\\\\\\b" },
+		{ "denywritectl del /opt/a", "/opt/a\\\\134b" },
 	};
 	char got[1024], path[PATH_MAX + 64], dir[PATH_MAX], link[PATH_MAX + 16];
 	const char *old = getenv("PATH");
@@ -726,38 +728,81 @@ TEST(the_default_build_is_dynamic_since_it_calls_nss)
 }
 
 /*
- * version.sh in a scratch git repository: two commits give versions that
- * dpkg sorts in their order, whatever their hashes, and a copy outside
- * git gives the VERSION file.
+ * version.sh in a scratch git repository, each step's version sorted by
+ * dpkg against the others: builds before the tag v0.2 (VERSION 0.2)
+ * sort before the release 0.2, the build of the tag is 0.2, builds after
+ * it sort after it; a build of a shallow clone, which sees no tag and
+ * cannot count the commits, sorts before the release of its VERSION
+ * (and, once VERSION is 0.3, after 0.2); successive builds, full or
+ * shallow, sort in their order; a copy outside git gives VERSION.
  */
-TEST(versions_sort_as_dpkg_sorts_them_from_one_commit_to_the_next)
+#define VERSION_SCRIPT							\
+	"set -e; cd \"$1\"; mkdir t; cp \"$2\" t/version.sh; "		\
+	"echo 0.2 >t/VERSION; git init -q; "				\
+	"commit() { echo \"$1\" >t/f; git add t; "			\
+	"GIT_COMMITTER_DATE=\"@$2 +0000\" GIT_AUTHOR_DATE=\"@$2 +0000\" " \
+	"git -c user.name=t -c user.email=t@t commit -qm \"$1\"; }; "	\
+	"shallow() { rm -rf s; git clone -q --depth 1 \"file://$PWD\" s; " \
+	"s/t/version.sh; }; "						\
+	"lt() { dpkg --compare-versions \"$1\" lt \"$2\" || "		\
+	"{ echo \"$3: $1 does not sort before $2\"; exit 1; }; }; "	\
+	"commit 1 1800000000; a=$(t/version.sh); "			\
+	"commit 2 1800000000; b=$(t/version.sh); "			\
+	"lt \"$a\" \"$b\" 'two successive builds'; "			\
+	"lt \"$b\" 0.2 'a build before the tag and the release'; "	\
+	"git tag v0.2; r=$(t/version.sh); "				\
+	"[ \"$r\" = 0.2 ] || { echo \"the tag's build: $r\"; exit 1; }; " \
+	"commit 3 1800000100; p=$(t/version.sh); "			\
+	"lt \"$r\" \"$p\" 'the release and a build after it'; "	\
+	"commit 4 1800000200; q=$(t/version.sh); "			\
+	"lt \"$p\" \"$q\" 'two successive builds after the release'; "	\
+	"s1=$(shallow); lt \"$s1\" 0.2 'a shallow build and the release'; " \
+	"echo 0.3 >t/VERSION; commit 5 1800000300; s2=$(shallow); "	\
+	"lt 0.2 \"$s2\" 'the last release and a shallow build'; "	\
+	"lt \"$s2\" 0.3 'a shallow build and the release of VERSION'; " \
+	"commit 6 1800000400; s3=$(shallow); "				\
+	"lt \"$s2\" \"$s3\" 'two successive shallow builds'; "		\
+	"d=$(mktemp -d); cp -R t \"$d/\"; c=$(\"$d/t/version.sh\"); "	\
+	"rm -rf \"$d\"; [ \"$c\" = 0.3 ] || { echo \"copy: $c\"; exit 1; }; " \
+	"echo \"$a $b $r $p $q $s1 $s2 $s3\""
+
+TEST(versions_sort_release_post_release_shallow_and_successive_builds)
 {
-	char dir[PATH_MAX], src[PATH_MAX + 64], cmd[4 * PATH_MAX];
+	static const char *const want[] = {
+		"0.2~dev.1.g", "0.2~dev.2.g", "0.2", "0.2+1.g", "0.2+2.g",
+		"0.2~dev.0.20270115080320.g", "0.3~dev.0.20270115080500.g",
+		"0.3~dev.0.20270115080640.g",
+	};
+	char dir[PATH_MAX], src[PATH_MAX + 64], script[PATH_MAX + 16];
+	char cmd[4 * PATH_MAX], out[1024] = "", *save = NULL, *v, *last;
 	FILE *p;
-	char out[256] = "";
 	size_t n;
 
 	if (system("command -v git >/dev/null && command -v dpkg >/dev/null"))
 		SKIP("no git or dpkg here");
 	make_tmpdir(dir, sizeof(dir), "git");
 	dist_path(src, sizeof(src), "../version.sh");
-	snprintf(cmd, sizeof(cmd), "set -e; cd '%s'; mkdir t; cp '%s' t/; "
-		 "echo 0.2 >t/VERSION; git init -q; git add t; "
-		 "git -c user.name=t -c user.email=t@t commit -qm 1 >/dev/null; "
-		 "a=$(t/version.sh); for i in 2 3 4 5 6 7 8 9 10 11; do "
-		 "echo $i >t/f; git add t; git -c user.name=t -c user.email=t@t "
-		 "commit -qm $i; b=$(t/version.sh); "
-		 "dpkg --compare-versions \"$a\" lt \"$b\" || "
-		 "{ echo \"$a !< $b\"; exit 1; }; a=$b; done; "
-		 "d=$(mktemp -d); cp -R t \"$d/\"; c=$(\"$d/t/version.sh\"); "
-		 "rm -rf \"$d\"; [ \"$c\" = 0.2 ] || { echo \"copy: $c\"; "
-		 "exit 1; }; echo $a", dir, src);
+	snprintf(script, sizeof(script), "%s.sh", dir);
+	write_file(script, VERSION_SCRIPT "\n");
+	snprintf(cmd, sizeof(cmd), "sh '%s' '%s' '%s' 2>&1", script, dir, src);
 	p = popen(cmd, "r");
 	CHECK(p, "popen");
 	n = fread(out, 1, sizeof(out) - 1, p);
 	out[n] = '\0';
 	CHECK(pclose(p) == 0, "versions: %s", out);
-	CHECK(!strncmp(out, "0.2+11.g", 8), "last version: %s", out);
+	while (n > 0 && out[n - 1] == '\n')
+		out[--n] = '\0';
+	last = strrchr(out, '\n');	/* git may have said something first */
+	v = strtok_r(last ? last + 1 : out, " ", &save);
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		size_t len = strlen(want[i]);
+		bool whole = want[i][len - 1] != 'g';
+
+		CHECK(v && !strncmp(v, want[i], len) && (!whole || !v[len]),
+		      "version %zu is '%s', want %s%s", i + 1, v ? v : "",
+		      want[i], whole ? "" : "HASH");
+		v = strtok_r(NULL, " ", &save);
+	}
 	return 0;
 }
 
@@ -912,7 +957,7 @@ const struct test e2e_tests[] = {
 	T(del_of_a_vanished_path_uses_the_string_as_given),
 	T(del_rejects_an_absent_rule_before_deleting_any),
 	T(clear_writes_a_newline_to_rules),
-	T(list_escapes_paths_and_save_keeps_their_bytes),
+	T(list_and_save_print_paths_in_one_escape_dialect),
 	T(del_takes_what_list_prints),
 	T(add_escapes_control_characters_and_a_trailing_blank),
 	T(add_warns_about_a_lib_rule_on_a_whole_tree),
@@ -923,7 +968,7 @@ const struct test e2e_tests[] = {
 	T(denywrite_service_loads_the_policy_early_like_systemd_sysctl),
 	T(default_policy_is_valid_and_names_the_multiarch_libraries),
 	T(the_default_build_is_dynamic_since_it_calls_nss),
-	T(versions_sort_as_dpkg_sorts_them_from_one_commit_to_the_next),
+	T(versions_sort_release_post_release_shallow_and_successive_builds),
 	T(unprivileged_user_can_read_but_not_change_the_policy),
 	T(a_write_error_on_stdout_fails),
 	T(denywrite_service_times_out_a_hung_load),

@@ -102,8 +102,8 @@ TEST(golden_stats_read_by_stats_and_status)
 	return 0;
 }
 
-/* The kernel's escapes, read back: for a terminal, in JSON, and saved in
- * the kernel's own form. */
+/* The kernel's escapes, read back: list and save print the kernel's own
+ * form (the one dialect of denywritectl's output), JSON the bytes. */
 TEST(golden_rules_and_gone_read_by_list_and_save)
 {
 	struct fake f;
@@ -123,13 +123,13 @@ TEST(golden_rules_and_gone_read_by_list_and_save)
 	EXPECT(&o, 0,
 	       "exec /\n"
 	       "lib,ignore-writers /tmp/dwgolden/lib\n"
-	       "all /tmp/dwgolden/t\\tb\n"
-	       "exec /tmp/dwgolden/b\\\\s\n"
-	       "lib /tmp/dwgolden/sp \n"
-	       "exec,ignore-writers /tmp/dwgolden/nl\\nx\n"
+	       "all /tmp/dwgolden/t\\011b\n"
+	       "exec /tmp/dwgolden/b\\134s\n"
+	       "lib /tmp/dwgolden/sp\\040\n"
+	       "exec,ignore-writers /tmp/dwgolden/nl\\012x\n"
 	       "# gone (its filesystem was unmounted): exec /tmp/dwgolden/mnt/m1\n"
 	       "# gone (its filesystem was unmounted): lib,ignore-writers "
-	       "/tmp/dwgolden/mnt/sp \n", "", "list");
+	       "/tmp/dwgolden/mnt/sp\\040\n", "", "list");
 	EXPECT(&o, 0,
 	       "{\"rules\":["
 	       "{\"scope\":\"exec\",\"ignore_writers\":false,\"path\":\"/\"},"
@@ -175,8 +175,8 @@ static const struct answer_case answers[] = {
 	{ "query-root-directory",
 	  "protected:            no (0 holders)\n"
 	  "writers:              0\n"
-	  "if executed:          all /tmp/dwgolden/t\\tb\n"
-	  "if mapped executable: all /tmp/dwgolden/t\\tb\n",
+	  "if executed:          all /tmp/dwgolden/t\\011b\n"
+	  "if mapped executable: all /tmp/dwgolden/t\\011b\n",
 	  "\"protected\":false,\"holders\":0,\"writers\":0,\"exec_rule\":"
 	  "{\"scope\":\"all\",\"ignore_writers\":false,\"path\":\"/tmp/dwgolden/t\\tb\"},"
 	  "\"lib_rule\":{\"scope\":\"all\",\"ignore_writers\":false,"

@@ -37,7 +37,7 @@ TEST(log_prints_one_line_a_record_time_op_mode_user_command_path_rule)
 	       "2026-12-03 13:24:41 add - root denywritectl - - policy="
 	       "e7f0eda29190e786f2e89ffbb48a9eebc18ea56fea4465c18057f23d3c4d470c "
 	       "res=0 (failed)\n"
-	       "2026-12-03 16:25:10 exec audit root my comm /tmp/a b\\n exec / "
+	       "2026-12-03 16:25:10 exec audit root my comm /tmp/a b\\012 exec / "
 	       "(3 suppressed before)\n"
 	       "2026-12-03 16:25:11 unmount - - - - - /mnt/usb policy=ab\n",
 	       "", "log", "--file", "-");
@@ -92,9 +92,98 @@ TEST(log_reads_the_type_name_of_journald_audit_records)
 	return 0;
 }
 
+/*
+ * A record is a line whose message, after the metadata of the kernel's
+ * log, the journal or the audit log, starts with the kernel's own
+ * prefix, "lsm=denywrite op=" (security/denywrite/log.c), framed as the
+ * audit subsystem or pr_fmt frames it.  Lines that merely contain a
+ * marker are no records: a program named "denywrite op=wr" that
+ * segfaults (the kernel prints its comm), a file name in a segfault
+ * line, another driver's message, or a record with text before its
+ * prefix.
+ */
+#define GENUINE								\
+	"6,1300,18997152,-;audit: type=1400 audit(1796315120.000:20): "	\
+	"lsm=denywrite op=write mode=enforce pid=10 comm=\"cp\" "	\
+	"path=\"/bin/a\" dev=\"vda\" ino=1 scope=exec rule=\"/\"\n"	\
+	"1796315121.000000 host kernel: audit: type=1400 "		\
+	"audit(1796315121.000:21): lsm=denywrite op=truncate mode=audit " \
+	"pid=11 comm=\"sh\" path=\"/bin/b\" dev=\"vda\" ino=2 scope=exec " \
+	"rule=\"/\"\n"							\
+	"6,1302,18997160,-;denywrite: lsm=denywrite op=exec mode=enforce " \
+	"pid=12 comm=\"run\" name=\"c\" rule=\"/\" suppressed=0\n"	\
+	"1796315123.000000 host kernel: denywrite: lsm=denywrite op=mmap " \
+	"mode=enforce pid=13 comm=\"ld\" name=\"d\" rule=\"/usr/lib\" "	\
+	"suppressed=0\n"						\
+	"node=host type=AVC msg=audit(1796315124.000:24): lsm=denywrite " \
+	"op=write mode=enforce pid=14 comm=\"dd\" path=\"/bin/e\" "	\
+	"dev=\"vda\" ino=5 scope=exec rule=\"/\"\n"			\
+	"[   19.000000] audit: type=1400 audit(1796315125.000:25): "	\
+	"lsm=denywrite op=write mode=enforce pid=15 comm=\"tee\" "	\
+	"path=\"/bin/f\" dev=\"vda\" ino=6 scope=exec rule=\"/\"\n"	\
+	"6,1306,18997190,-,caller=T1;audit: type=1400 "			\
+	"audit(1796315126.000:26): lsm=denywrite op=write mode=enforce " \
+	"pid=16 comm=\"cp\" path=\"/bin/j\" dev=\"vda\" ino=7 "	\
+	"scope=exec rule=\"/\"\n"					\
+	"<5>[   21.000000] audit: type=1400 audit(1796315127.000:27): " \
+	"lsm=denywrite op=mmap mode=audit pid=17 comm=\"ld\" "	\
+	"path=\"/lib/k\" dev=\"vda\" ino=8 scope=lib rule=\"/lib\"\n" \
+	"Dec 03 16:25:28 host kernel: denywrite: lsm=denywrite op=exec " \
+	"mode=enforce pid=18 comm=\"sh\" name=\"l\" rule=\"/\" "	\
+	"suppressed=2\n"						\
+	"type=AVC msg=audit(12/03/2026 16:25:29.000:29) : lsm=denywrite " \
+	"op=truncate mode=enforce pid=19 comm=tee path=/bin/m "	\
+	"scope=exec rule=/\n"
+
+#define FORGED								\
+	"6,1303,18997170,-;denywrite op=wr[4242]: segfault at 0 ip "	\
+	"0000555555555131 sp 00007ffd2b9e4a80 error 6 in "		\
+	"a.out[555555555000+1000] likely on CPU 0 (core 0, socket 0)\n"	\
+	"1796315126.000000 host kernel: denywrite op=wr[4242]: segfault " \
+	"at 0 ip 0000555555555131 sp 00007ffd2b9e4a80 error 6 in "	\
+	"a.out[555555555000+1000]\n"					\
+	"[   20.000000] denywrite op=wr[4243]: segfault at 0 ip 0 sp 0 " \
+	"error 6 in a.out[400000+1000]\n"				\
+	"1796315127.000000 host kernel: usb 1-1: lsm=denywrite op=write " \
+	"mode=enforce pid=1 comm=\"x\" path=\"/bin/g\" rule=\"/\"\n"	\
+	"6,1304,18997180,-;audit: type=1400 audit(1796315128.000:28): x " \
+	"lsm=denywrite op=write mode=enforce pid=1 comm=\"x\" "	\
+	"path=\"/bin/h\" rule=\"/\"\n"					\
+	"1796315129.000000 host kernel: a[77]: segfault at 0 ip 0 sp 0 " \
+	"error 4 in x lsm=denywrite op=write mode=enforce[400000+1000]\n" \
+	"1796315130.000000 host kernel: b[78]: segfault at 0 ip 0 sp 0 " \
+	"error 4 in denywrite: op=write[400000+1000]\n"		\
+	"1796315131.000000 host myprog[99]: lsm=denywrite op=write "	\
+	"mode=enforce pid=1 comm=\"x\" path=\"/bin/i\" rule=\"/\"\n"	\
+	"type=AVC msg=audit(1796315132.000:32): apparmor=\"DENIED\" "	\
+	"name=\"lsm=denywrite op=write\"\n"				\
+	"Dec 03 16:25:30 host sshd[5]: lsm=denywrite op=write "		\
+	"mode=enforce pid=1 comm=\"x\" path=\"/bin/n\" rule=\"/\"\n"
+
+TEST(log_counts_only_lines_whose_message_starts_with_the_record_prefix)
+{
+	struct opts o = { .uid = -1, .env = "TZ=UTC",
+			  .input = FORGED GENUINE FORGED };
+
+	EXPECT(&o, 0,
+	       "2026-12-03 16:25:20 write enforce - cp /bin/a exec /\n"
+	       "2026-12-03 16:25:21 truncate audit - sh /bin/b exec /\n"
+	       "- exec enforce - run c - /\n"
+	       "2026-12-03 16:25:23 mmap enforce - ld d - /usr/lib\n"
+	       "2026-12-03 16:25:24 write enforce - dd /bin/e exec /\n"
+	       "2026-12-03 16:25:25 write enforce - tee /bin/f exec /\n"
+	       "2026-12-03 16:25:26 write enforce - cp /bin/j exec /\n"
+	       "2026-12-03 16:25:27 mmap audit - ld /lib/k lib /lib\n"
+	       "- exec enforce - sh l - / (2 suppressed before)\n"
+	       "- truncate enforce - tee /bin/m exec /\n",
+	       "", "log", "--file", "-");
+	return 0;
+}
+
 const struct test log_tests[] = {
 	T(log_prints_one_line_a_record_time_op_mode_user_command_path_rule),
 	T(log_since_and_json),
 	T(log_reads_the_type_name_of_journald_audit_records),
+	T(log_counts_only_lines_whose_message_starts_with_the_record_prefix),
 	{ NULL, NULL },
 };

@@ -246,25 +246,25 @@ TEST(load_rejects_paths_the_kernel_would_refuse)
 		const char *reason;
 	} cases[] = {
 		{ "exec /a\tb\n",
-		  "path '/a\\tb' has a control character (byte 3): write it "
+		  "path '/a\\011b' has a control character (byte 3): write it "
 		  "as \\011" },
 		{ "exec /x\x01\n",
-		  "path '/x\\x01' has a control character (byte 3): write it "
+		  "path '/x\\001' has a control character (byte 3): write it "
 		  "as \\001" },
 		{ "lib /del\x7f\n",
-		  "path '/del\\x7f' has a control character (byte 5): write it "
+		  "path '/del\\177' has a control character (byte 5): write it "
 		  "as \\177" },
 		{ "exec /a\\b\n",
-		  "path '/a\\\\b': a backslash must be followed by 3 octal "
+		  "path '/a\\134b': a backslash must be followed by 3 octal "
 		  "digits (byte 3; \\134 is a backslash)" },
 		{ "exec /a\\000\n",
-		  "path '/a\\\\000': a backslash must be followed by 3 octal "
+		  "path '/a\\134000': a backslash must be followed by 3 octal "
 		  "digits (byte 3; \\134 is a backslash)" },
 		{ "exec /a\\08\n",
-		  "path '/a\\\\08': a backslash must be followed by 3 octal "
+		  "path '/a\\13408': a backslash must be followed by 3 octal "
 		  "digits (byte 3; \\134 is a backslash)" },
-		{ "exec \x1b[2J\n", "path '\\x1b[2J' is not absolute" },
-		{ "exec \\057x\n", "path '\\\\057x' is not absolute" },
+		{ "exec \x1b[2J\n", "path '\\033[2J' is not absolute" },
+		{ "exec \\057x\n", "path '\\134057x' is not absolute" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
@@ -292,7 +292,9 @@ TEST(path_escape_writes_controls_backslash_and_a_trailing_space)
 		{ "/opt/my app", "/opt/my app" },
 		{ "/a\tb\nc\x7f", "/a\\011b\\012c\\177" },
 		{ "/a\\b", "/a\\134b" },
-		{ "/caf\xc3\xa9\xe9", "/caf\xc3\xa9\xe9" },
+		{ "/caf\xc3\xa9\xe9", "/caf\xc3\xa9\\351" },
+		{ "/\xe2\x80\xae" "x", "/\\342\\200\\256x" },
+		{ "/a b", "/a b" },
 		{ "/  ", "/ \\040" },
 	};
 	char err[256];

@@ -15,19 +15,23 @@ static const struct {
 	const char *out;
 } escapes[] = {
 	{ "/usr/lib/libc.so.6", "/usr/lib/libc.so.6" },
-	{ "line\nforged", "line\\nforged" },
-	{ "\t\r", "\\t\\r" },
-	{ "\x1b[31mred\x1b[0m", "\\x1b[31mred\\x1b[0m" },
-	{ "del\x7f", "del\\x7f" },
-	{ "a\\nb", "a\\\\nb" },			/* a backslash is not a newline */
+	{ "line\nforged", "line\\012forged" },
+	{ "\t\r", "\\011\\015" },
+	{ "\x1b[31mred\x1b[0m", "\\033[31mred\\033[0m" },
+	{ "del\x7f", "del\\177" },
+	{ "a\\nb", "a\\134nb" },		/* a backslash is not a newline */
+	{ "a\\012b", "a\\134012b" },		/* nor an escape */
 	{ "caf\xc3\xa9 \xe2\x82\xac", "caf\xc3\xa9 \xe2\x82\xac" },	/* UTF-8 */
-	{ "latin1 \xe9", "latin1 \\xe9" },
-	{ "c1 csi \xc2\x9b" "2J", "c1 csi \\xc2\\x9b2J" },	/* U+009B */
+	{ "latin1 \xe9", "latin1 \\351" },
+	{ "c1 csi \xc2\x9b" "2J", "c1 csi \\302\\2332J" },	/* U+009B */
 	{ "nbsp \xc2\xa0", "nbsp \xc2\xa0" },
-	{ "cut \xe2\x82", "cut \\xe2\\x82" },
-	{ "rlo \xe2\x80\xae" "cod.exe", "rlo \\xe2\\x80\\xaecod.exe" },	/* U+202E */
-	{ "\xef\xbb\xbf" "bom", "\\xef\\xbb\\xbfbom" },		/* U+FEFF */
-	{ "zw\xe2\x80\x8bsp", "zw\\xe2\\x80\\x8bsp" },		/* U+200B */
+	{ "cut \xe2\x82", "cut \\342\\202" },
+	{ "rlo \xe2\x80\xae" "cod.exe", "rlo \\342\\200\\256cod.exe" },	/* U+202E */
+	{ "\xef\xbb\xbf" "bom", "\\357\\273\\277bom" },		/* U+FEFF */
+	{ "zw\xe2\x80\x8bsp", "zw\\342\\200\\213sp" },		/* U+200B */
+	{ " lead and trail ", "\\040lead and trail\\040" },	/* trimmed */
+	{ "/x/  ", "/x/ \\040" },
+	{ " ", "\\040" },
 	{ "", "" },
 };
 
@@ -35,7 +39,7 @@ TEST(unesc_reverses_esc_and_takes_octal)
 {
 	static const char *const strings[] = {
 		"/a\\b", "/\xff\t\n\r", "/\xe2\x80\xae", "/caf\xc3\xa9 x",
-		"/\x1b[2J",
+		"/\x1b[2J", "/trail ", " ", "/a\\040b", "/\x7f\xc2\x9b",
 	};
 	char *back;
 
@@ -49,8 +53,9 @@ TEST(unesc_reverses_esc_and_takes_octal)
 	CHECK(back && strcmp(back, "/a\\b\t") == 0, "octal: %s",
 	      back ? esc(back) : "NULL");
 	free(back);
-	CHECK(!unesc("/a\\q") && !unesc("/a\\x1") && !unesc("/a\\000"),
-	      "malformed escapes accepted");
+	CHECK(!unesc("/a\\q") && !unesc("/a\\x1") && !unesc("/a\\000") &&
+	      !unesc("/a\\n") && !unesc("/a\\xe9") && !unesc("/a\\400") &&
+	      !unesc("/a\\01") && !unesc("/a\\"), "malformed escapes accepted");
 	return 0;
 }
 
@@ -69,7 +74,7 @@ TEST(esc_results_stay_valid_for_several_calls)
 {
 	const char *a = esc("a\n"), *b = esc("b\t"), *c = esc("c");
 
-	CHECK(!strcmp(a, "a\\n") && !strcmp(b, "b\\t") && !strcmp(c, "c"),
+	CHECK(!strcmp(a, "a\\012") && !strcmp(b, "b\\011") && !strcmp(c, "c"),
 	      "got '%s' '%s' '%s'", a, b, c);
 	return 0;
 }
@@ -81,7 +86,7 @@ TEST(esc_keeps_more_than_8_results_valid_at_once)
 
 	for (int i = 0; i < 20; i++) {
 		snprintf(in[i], sizeof(in[i]), "field\n%d", i);
-		snprintf(want[i], sizeof(want[i]), "field\\n%d", i);
+		snprintf(want[i], sizeof(want[i]), "field\\012%d", i);
 		got[i] = esc(in[i]);
 	}
 	for (int i = 0; i < 20; i++)
@@ -93,9 +98,10 @@ TEST(esc_keeps_more_than_8_results_valid_at_once)
 TEST(esc_never_gives_two_strings_the_same_text)
 {
 	static const char *const pairs[][2] = {
-		{ "\n", "\\n" },
-		{ "\xe9", "\\xe9" },
-		{ "\\", "\\\\" },
+		{ "\n", "\\012" },
+		{ "\xe9", "\\351" },
+		{ "\\", "\\134" },
+		{ " ", "\\040" },
 	};
 
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {

@@ -195,7 +195,7 @@ TEST(why_on_a_missing_file_fails_with_the_path_escaped)
 
 	fake_default(&f);
 	EXPECT(&(struct opts){ .sfs = &f, .uid = -1 }, 5, "",
-	       "denywritectl: why: /nonexistent/x\\x1b[2J\\n: No such file or "
+	       "denywritectl: why: /nonexistent/x\\033[2J\\012: No such file or "
 	       "directory\n", "why", "/nonexistent/x\x1b[2J\n");
 	return 0;
 }
@@ -211,11 +211,11 @@ TEST(why_escapes_control_characters_in_paths_and_command_lines)
 	snprintf(path, sizeof(path), "%s/busy\x1b[0m\nFAKE", dir);
 	pid = start_sleeper_at(path, "evil\nprotected:            no\x1b[2J");
 	why_run(&r, "denywrite", path, ANSWER_RUNNING, NULL, -1);
-	snprintf(want, sizeof(want), "path:                 %s/busy\\x1b[0m"
-		 "\\nFAKE\n", dir);
+	snprintf(want, sizeof(want), "path:                 %s/busy\\033[0m"
+		 "\\012FAKE\n", dir);
 	ok = strncmp(r.out, want, strlen(want)) == 0;
-	snprintf(want, sizeof(want), ", executing: evil\\nprotected:            "
-		 "no\\x1b[2J 60\n");
+	snprintf(want, sizeof(want), ", executing: evil\\012protected:            "
+		 "no\\033[2J 60\n");
 	ok = ok && strstr(r.out, want) && !strchr(r.out, '\x1b') &&
 	     !strstr(r.out, "\nprotected:            no\n") &&
 	     !strstr(r.out, "\nFAKE");
@@ -254,7 +254,7 @@ TEST(why_json_gives_a_non_utf8_path_as_bytes)
 	run_free(&r);
 	why_run(&r, "denywrite", path, "protected 0\nholders 0\nwriters 0\n"
 		"exec-rule -\nlib-rule -\n", NULL, -1);
-	ok = strstr(r.out, "/\\xe9\n") != NULL;
+	ok = strstr(r.out, "/\\351\n") != NULL;
 	CHECK(ok, "text: %s", esc(r.out));
 	run_free(&r);
 	return 0;
