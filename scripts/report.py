@@ -40,7 +40,8 @@ line; a SKIP the manifest does not allow; a group without PLAN or EXIT,
 with another result count than its PLAN, or whose EXIT status is not 0; a
 group not declared in GROUPS; a result outside any group; a check name
 twice in a suite; a CELL without its MATRIX line, a MATRIX line without a
-CELL, or a MATRIX outcome other than its CELL's; a missing suite, SUITE
+CELL, a MATRIX outcome other than its CELL's, or (with a manifest) a CELL
+whose verdict is not the manifest's; a missing suite, SUITE
 line or END line; a stale suite; a splat in a guest's kernel log (the
 console's or the dump's), a kernel message the console lost, or a dump
 that lost one; a KUnit result other than ok, or a KUnit count other than
@@ -252,6 +253,18 @@ def matrix_name(key, expected, suffix):
 #   log REGEX                        a kernel log line the boot must print
 #   use BLOCK                        the lines of "block BLOCK ... end"
 #   list NAME ... end                words for a cells line (@NAME)
+#   class NAME ... end               scenarios of one class, for deny lines
+#   deny [RULES]... x MODE... x CLASS...|nothing
+#                                    (before the first suite) the verdict
+#                                    of every cell of these rule sets and
+#                                    modes: ETXTBSY for the scenarios of
+#                                    the classes named, ok for the others
+#
+# The verdict of each cell is the manifest's: every scenario of a cells
+# line is in exactly one class, every rule set and mode of one has exactly
+# one deny line (MGroup.verdicts), and a CELL line that expects another
+# verdict fails (compare_group), so that the guest's model cannot change
+# with the kernel unseen.
 
 # A check named so asserts a known gap (a documented limit), not a
 # promise: the manifest marks it "limit", and the report counts its pass
@@ -284,6 +297,7 @@ class MGroup:
         self.limits = set()   # those marked limit
         self.stats = []       # StatBound of its stat lines
         self.cells = {}       # (rules, mode, scenario) -> name suffix
+        self.verdicts = {}    # (rules, mode, scenario) -> ETXTBSY or ok
         self.files = []
 
 
@@ -312,8 +326,12 @@ class Manifest:
         self.errors.append((no, why))
 
     def expand(self, lines):
-        """Take out the blocks and lists; put each block in at its use."""
+        """Take out the blocks, lists and classes; put each block in at
+        its use."""
         self.lists, blocks, out = {}, {}, []
+        self.classes = {}     # class -> [scenario]
+        self.class_line = {}  # class -> line number
+        self.denies = {}      # (rules, mode) -> (line number, {scenario})
         cur = None  # (kind, name, no)
         for no, raw in enumerate(lines, 1):
             line = raw.rstrip()
@@ -325,14 +343,25 @@ class Manifest:
                     cur = None
                 elif cur[0] == "list":
                     self.lists[cur[1]].extend(f)
+                elif cur[0] == "class":
+                    self.classes[cur[1]].extend(f)
                 else:
                     blocks[cur[1]].append((no, line))
                 continue
-            if f[0] in ("block", "list") and len(f) == 2:
-                if f[1] in blocks or f[1] in self.lists:
+            if f[0] in ("block", "list", "class") and len(f) == 2:
+                table = {"block": blocks, "list": self.lists,
+                         "class": self.classes}[f[0]]
+                # blocks and lists share their names; classes have theirs
+                if f[0] == "class":
+                    twice = f[1] in self.classes
+                else:
+                    twice = f[1] in blocks or f[1] in self.lists
+                if twice:
                     self.err(no, f"{f[0]} {f[1]} defined twice")
                 cur = (f[0], f[1], no)
-                (blocks if f[0] == "block" else self.lists)[f[1]] = []
+                table[f[1]] = []
+                if f[0] == "class":
+                    self.class_line[f[1]] = no
                 continue
             out.append((no, line))
         if cur is not None:
@@ -360,6 +389,12 @@ class Manifest:
             f = line.split()
             word = f[0]
             into = None
+            if word == "deny":
+                if suite is not None:
+                    self.err(no, f"deny lines come before the first suite: {line}")
+                else:
+                    self.parse_deny(no, line)
+                continue
             if word == "suite":
                 if len(f) != 3 or f[2] not in ("host", "guest"):
                     self.err(no, f"expected 'suite NAME host|guest': {line}")
@@ -452,17 +487,50 @@ class Manifest:
         else:
             into.append(text)
 
-    def parse_cells(self, no, line, group):
-        parts = line[len("cells"):].split(" x ")
+    def split_matrix_line(self, no, line, what):
+        """(rule sets, modes, words) of a cells or deny line, or None."""
+        parts = line.split(None, 1)[1].split(" x ") if " " in line else []
         if len(parts) != 3:
-            self.err(no, f"expected 'cells [RULES]... x MODE... x SCENARIO...': {line}")
-            return
+            self.err(no, f"expected '{line.split()[0]} [RULES]... x MODE... "
+                         f"x {what}...': {line}")
+            return None
         rules = re.findall(r"\[([^\]]*)\]", parts[0])
         if not rules or re.sub(r"\[[^\]]*\]", "", parts[0]).strip():
             self.err(no, f"rule sets are written [RULES]: {parts[0].strip()}")
+            return None
+        if not parts[1].split() or not parts[2].split():
+            self.err(no, f"no mode or no {what}: {line}")
+            return None
+        return rules, parts[1].split(), parts[2].split()
+
+    def parse_deny(self, no, line):
+        """deny [RULES]... x MODE... x CLASS...|nothing: the verdicts of
+        the cells of those rule sets and modes."""
+        parsed = self.split_matrix_line(no, line, "CLASS|nothing")
+        if parsed is None:
             return
-        modes = parts[1].split()
-        words = parts[2].split()
+        rules, modes, classes = parsed
+        denied = set()
+        if classes != ["nothing"]:
+            for c in classes:
+                if c not in self.classes:
+                    self.err(no, f"deny: unknown class {c}"
+                             + (" ('nothing' stands alone)" if c == "nothing" else ""))
+                    return
+                denied.update(self.classes[c])
+        for r in rules:
+            for m in modes:
+                if (r, m) in self.denies:
+                    self.err(no, f"deny [{r}] {m} twice (also line "
+                                 f"{self.denies[(r, m)][0]})")
+                    continue
+                self.denies[(r, m)] = (no, denied)
+
+    def parse_cells(self, no, line, group):
+        parsed = self.split_matrix_line(no, line, "SCENARIO")
+        if parsed is None:
+            return
+        rules, modes, words = parsed
         suffix = ""
         if "suffix" in words:
             i = words.index("suffix")
@@ -498,7 +566,52 @@ class Manifest:
                 self.err(0, f"{s.name}/{g.name}: {name} is marked limit but "
                             f"does not end in {LIMIT_SUFFIX}")
 
+    def validate_verdicts(self):
+        """The verdict of every cell, from the deny lines and the
+        classes: each scenario of a cells line in exactly one class, each
+        rule set and mode of one with its deny line, and neither a class
+        member nor a deny line that no cell uses."""
+        member = {}
+        for c, scenarios in self.classes.items():
+            for sc in scenarios:
+                if sc in member:
+                    self.err(self.class_line[c], f"scenario {sc} is in class "
+                                                 f"{member[sc]} and in {c}")
+                member.setdefault(sc, c)
+        no_deny, no_class, used_deny, used_sc = {}, {}, set(), set()
+        for s in self.suites.values():
+            for g in s.groups.values():
+                for key in g.cells:
+                    rules, mode, sc = key
+                    deny = self.denies.get((rules, mode))
+                    if deny is None:
+                        no_deny.setdefault((rules, mode), f"{s.name}/{g.name}")
+                    else:
+                        used_deny.add((rules, mode))
+                    if sc not in member:
+                        no_class.setdefault(sc, f"{s.name}/{g.name}")
+                    else:
+                        used_sc.add(sc)
+                    if deny is not None and sc in member:
+                        g.verdicts[key] = "ETXTBSY" if sc in deny[1] else "ok"
+        for (rules, mode), where in no_deny.items():
+            self.err(0, f"{where}: cells of [{rules}] {mode}, but no deny "
+                        f"line says their verdict")
+        for sc, where in no_class.items():
+            self.err(0, f"{where}: scenario {sc} of a cells line is in no "
+                        "class, so it has no verdict")
+        for (rules, mode), (no, _) in self.denies.items():
+            if (rules, mode) not in used_deny:
+                self.err(no, f"deny [{rules}] {mode}: no cells line has "
+                             f"[{rules}] {mode}")
+        for c, scenarios in self.classes.items():
+            unused = [sc for sc in scenarios if sc not in used_sc]
+            if unused:
+                self.err(self.class_line[c], f"class {c}: {some(unused)} "
+                                             "in no cells line")
+
     def validate(self):
+        self.validate_verdicts()
         for s in self.suites.values():
             seen = {}
             for g in s.groups.values():
@@ -539,6 +652,7 @@ class Group:
         self.results = []     # (kind, check, why)
         self.cells = {}       # (ruleset, mode, scenario) -> expected
         self.matrix = {}      # (ruleset, mode, scenario) -> outcome
+        self.verdicts = {}    # the same -> the manifest's ETXTBSY or ok
         self.stats = []       # (key, value)
         self.synthetic = False  # made by the report (KUnit): no EXIT
         self.ktap = {}        # KUnit: KTAP suite -> [case]
@@ -823,17 +937,38 @@ def some(names, n=5):
     return ", ".join(names[:n]) + (f" and {len(names) - n} more" if len(names) > n else "")
 
 
+def verdict_word(value):
+    return "denied" if value == "ETXTBSY" else "allowed"
+
+
 def compare_group(g, mg):
-    """g against its manifest entry mg: names, cells, count."""
+    """g against its manifest entry mg: names, cells and their verdicts,
+    count."""
     ran = [r[1] for r in g.results]
     ranset = set(ran)
     expected = list(mg.names)
     no_cell = []
+    g.verdicts = dict(mg.verdicts)
     for key, suffix in mg.cells.items():
-        if key in g.cells:
-            expected.append(matrix_name(key, g.cells[key], suffix))
-        else:
+        want = mg.verdicts.get(key)  # None only if the manifest failed
+        got = g.cells.get(key)
+        if got is None:
             no_cell.append(f"[{key[0]}] {key[1]} {key[2]}")
+            if want is not None:
+                expected.append(matrix_name(key, want, suffix))
+            continue
+        if want is not None and got != want:
+            # The guest's model says another verdict: whatever its MATRIX
+            # and check line say (they follow its CELL), one FAIL a cell.
+            g.problems.append((
+                f"manifest_verdict {key}",
+                f"cell [{key[0]}] {key[1]} {key[2]}: tests/manifest says "
+                f"{want} ({verdict_word(want)}), the guest's CELL {got} "
+                f"({verdict_word(got)}), MATRIX {g.matrix.get(key, 'missing')}, "
+                f"check {matrix_name(key, got, suffix)}"))
+        # the name from the guest's CELL: a wrong verdict is failed above,
+        # once, not again as a missing and an extra check
+        expected.append(matrix_name(key, got, suffix))
     if no_cell:
         g.problems.append(("manifest_cells", f"{len(no_cell)} cell(s) of "
                            f"tests/manifest without a CELL line: {some(no_cell)}"))
@@ -1272,7 +1407,8 @@ def print_matrix(suites):
                 t = tables.setdefault((g.name, rs), {})
                 notes[(g.name, rs)] = note
                 out = g.matrix.get(key, "MISSING")
-                if key in g.cells and out != g.cells[key]:
+                want = g.verdicts.get(key, g.cells.get(key))
+                if want is not None and out != want:
                     out += "!"
                 t[(sc, mode)] = out
     for (gname, rs), cells in tables.items():
@@ -1289,8 +1425,8 @@ def print_matrix(suites):
             print(f"  {sc:<{w}}  " + "  ".join(
                 f"{cells.get((sc, m), '-'):<8}" for m in modes))
     if tables:
-        print("\n(! = not the model's expected outcome; MISSING = a declared "
-              "cell that never ran)")
+        print("\n(! = not the expected outcome: the manifest's verdict, or "
+              "without one the CELL's; MISSING = a declared cell that never ran)")
 
 
 def main_report(args):

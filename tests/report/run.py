@@ -204,6 +204,72 @@ def renumber(f):
     return edit
 
 
+def _cell_name(rules, mode, scenario, value, suffix):
+    """A matrix cell's check name, as dwtest makes it."""
+    word = "denied" if value == "ETXTBSY" else "allowed"
+    name = f"{scenario}_{word}_in_{mode}{suffix}"
+    return name if rules == "-" else f"{name}[{rules}]"
+
+
+def flip_cell(f, rules, mode, scenario, group="dwtest", suffix=""):
+    """Flip one matrix cell of group everywhere the guest says it, as a
+    guest whose model changed with the kernel would: its CELL and MATRIX
+    lines (ETXTBSY <-> ok) and its check's name (denied <-> allowed), so
+    that the three agree again."""
+    def edit(d):
+        head = f"{rules} {mode} {scenario} "
+        lines, cur, was = _lines(d, f), None, None
+        for line in lines:
+            w = line.split()
+            cur = w[1] if w[:1] == ["PLAN"] and len(w) > 1 else cur
+            if cur == group and line.startswith("CELL " + head):
+                was = w[-1]
+        if was not in ("ETXTBSY", "ok"):
+            raise EditFailed(f"no CELL {head}in group {group} of {f}")
+        new = "ok" if was == "ETXTBSY" else "ETXTBSY"
+        old_pass = "PASS " + _cell_name(rules, mode, scenario, was, suffix)
+        new_pass = "PASS " + _cell_name(rules, mode, scenario, new, suffix)
+        hits, cur = set(), None
+        for i, line in enumerate(lines):
+            w = line.split()
+            cur = w[1] if w[:1] == ["PLAN"] and len(w) > 1 else cur
+            if cur != group:
+                continue
+            for kind in ("CELL", "MATRIX"):
+                if line == f"{kind} {head}{was}":
+                    lines[i] = f"{kind} {head}{new}"
+                    hits.add(kind)
+            if line == old_pass:
+                lines[i] = new_pass
+                hits.add("PASS")
+        if hits != {"CELL", "MATRIX", "PASS"}:
+            raise EditFailed(f"cell {head}of {group} in {f}: only {sorted(hits)}")
+        _write(d, f, lines)
+    return edit
+
+
+def add_cell(f, rules, mode, scenario, value, group="dwtest", suffix=""):
+    """A cell more in group, whole and consistent: its CELL line after the
+    PLAN, its MATRIX and PASS lines before the EXIT, the PLAN one higher."""
+    def edit(d):
+        lines, out, found = _lines(d, f), [], False
+        for line in lines:
+            w = line.split()
+            if w[:2] == ["EXIT", group]:
+                out += [f"MATRIX {rules} {mode} {scenario} {value}",
+                        "PASS " + _cell_name(rules, mode, scenario, value, suffix)]
+            if w[:2] == ["PLAN", group]:
+                found = True
+                line = f"PLAN {group} {int(w[2]) + 1}"
+                out += [line, f"CELL {rules} {mode} {scenario} {value}"]
+                continue
+            out.append(line)
+        if not found:
+            raise EditFailed(f"no PLAN {group} in {f}")
+        _write(d, f, out)
+    return edit
+
+
 def manifest_sub(rx, repl):
     return sub("manifest", rx, repl)
 
@@ -427,7 +493,7 @@ CASES = [
     C("manifest_count_unlike_its_list_fails",
       "manifest: lsm/boot: says 2 checks, lists 1 names and 0 cells", [
           manifest_sub("^group boot 1$", "group boot 2")]),
-    C("manifest_unknown_directive_fails", "manifest/line 20: unknown directive: grup boot 1", [
+    C("manifest_unknown_directive_fails", "manifest/line 31: unknown directive: grup boot 1", [
         manifest_sub("^group boot 1$", "grup boot 1")]),
     C("manifest_skip_of_an_unlisted_check_fails",
       "manifest: lsm: skip of no_such_check, which no group", [
@@ -443,6 +509,47 @@ CASES = [
       ["--manifest", "{dir}/manifest", "--partial", "lsm", "{dir}"]),
     C("partial_run_of_an_unknown_suite_fails", "nosuch/manifest: not a suite of tests/manifest", [],
       (), ["--manifest", "{dir}/manifest", "--partial", "lsm,nosuch", "{dir}"]),
+
+    # Each cell's verdict is the manifest's (issue 31, item 1): a cell whose
+# CELL, MATRIX and check name were flipped together, as by a kernel
+# regression with a matching change of dwtest's model, fails, once.
+    C("cell_verdict_flipped_with_its_label_fails",
+      "lsm/dwtest: cell [exec /] off write_running_exe: tests/manifest says ok "
+      "(allowed), the guest's CELL ETXTBSY (denied), MATRIX ETXTBSY, check "
+      "write_running_exe_denied_in_off[exec /]", [
+          flip_cell(LSM, "exec /", "off", "write_running_exe")],
+      [r"^\d+ passed, 1 failed$"]),
+    C("classic_and_stock_flipped_together_fail",
+      "stock/dwtest: cell [-] stock write_running_exe: tests/manifest says "
+      "ETXTBSY (denied), the guest's CELL ok (allowed)", [
+          flip_cell(LSM, "exec /", "enforce", "write_running_exe"),
+          flip_cell(STOCK, "-", "stock", "write_running_exe")],
+      [r"^FAIL lsm/dwtest: cell \[exec /\] enforce write_running_exe: "
+       r"tests/manifest says ETXTBSY \(denied\), the guest's CELL ok",
+       r"^\d+ passed, 2 failed$"]),
+    C("manifest_cells_without_a_deny_line_fail",
+      "manifest: lsm/dwtest: cells of [exec /] off, but no deny line says their verdict", [
+          drop("manifest", r"^deny \[exec /\] x off ")]),
+    C("manifest_scenario_in_no_class_fails",
+      "manifest: lsm/dwtest: scenario rename_over_running_exe of a cells line "
+      "is in no class, so it has no verdict", [
+          sub("manifest", "^  rename_over_running_exe$", "")]),  # the class's
+    C("manifest_scenario_in_two_classes_fails",
+      "manifest/line 8: scenario write_running_exe is in class run_in_tmp and in never_denied", [
+          after("manifest", "^  rename_over_running_exe$", "  write_running_exe")]),
+    C("manifest_deny_twice_fails",
+      "manifest/line 14: deny [exec /] off twice (also line 11)", [
+          after("manifest", r"^deny \[-\] x stock ", "deny [exec /] x off audit x run_in_tmp")]),
+    C("manifest_deny_no_cell_has_fails",
+      "manifest/line 14: deny [none] enforce: no cells line has [none] enforce", [
+          after("manifest", r"^deny \[-\] x stock ", "deny [none] x enforce x nothing")]),
+    C("manifest_deny_inside_a_suite_fails",
+      "manifest/line 28: deny lines come before the first suite: deny [-] x removed x nothing", [
+          after("manifest", "^suite lsm guest$", "deny [-] x removed x nothing")]),
+    C("manifest_deny_of_an_unknown_class_fails",
+      "manifest/line 12: deny: unknown class run_anywhere", [
+          manifest_sub(r"^deny \[exec /\] x enforce x run_in_tmp$",
+                       "deny [exec /] x enforce x run_anywhere")]),
 
     # A lost kernel log (issue 20, item 3).
     C("kernel_log_not_dumped_fails", "lsm/kmsg: no KMSG-END line", [
@@ -498,7 +605,7 @@ CASES = [
       "end in _documented", [
           manifest_sub("^  kmemleak_is_enabled$", "  kmemleak_is_enabled limit")]),
     C("limit_mark_outside_a_group_fails",
-      "manifest/line 18: only a group's check may be marked limit: parse_rule_valid limit", [
+      "manifest/line 29: only a group's check may be marked limit: parse_rule_valid limit", [
           manifest_sub("^  parse_rule_valid$", "  parse_rule_valid limit")]),
     C("without_manifest_documented_name_is_a_limit", "pass", [
         sub(LSM, "^PASS kmemleak_is_enabled$", "PASS kmemleak_is_enabled_documented")],
@@ -544,7 +651,7 @@ CASES = [
           sub(LSM, "^STAT dwtest race_both_succeeded 0$",
               "STAT dwtest race_both_succeeded none")]),
     C("manifest_stat_malformed_fails",
-      "manifest/line 25: expected 'stat KEY OP N' or 'stat KEY OP [P%] KEY'", [
+      "manifest/line 36: expected 'stat KEY OP N' or 'stat KEY OP [P%] KEY'", [
           after("manifest", "^  exec_race_never_both_succeed",
                 "stat race_both_succeeded about 0")]),
 ]
@@ -618,6 +725,46 @@ CASES += [
           sub(FULL_LSM, "^MATRIX lib /usr/lib enforce cp_over_running_lib ok$",
               "MATRIX lib /usr/lib enforce cp_over_running_lib ETXTBSY")],
       (), ARGS, FULL),
+    # The verdicts of tests/manifest (issue 31, item 1), on the real run:
+    # the mapping hold's regression (mutant mapping_hold_skipped) with
+    # dwtest's model changed to match, in a cell that only the manifest
+    # checks, here and on overlayfs; a cell gone, one more, and a classic
+    # cell flipped (which the stock kernel's comparison fails too).
+    C("full_log_cell_flipped_with_its_label_fails",
+      "lsm/dwtest: cell [lib /usr/lib] enforce cp_over_running_lib: tests/manifest "
+      "says ETXTBSY (denied), the guest's CELL ok (allowed), MATRIX ok, check "
+      "cp_over_running_lib_allowed_in_enforce[lib /usr/lib]", [
+          flip_cell(FULL_LSM, "lib /usr/lib", "enforce", "cp_over_running_lib")],
+      [r"^\d+ passed, 1 failed$"], ARGS, FULL),
+    C("full_log_overlay_cell_flipped_with_its_label_fails",
+      "lsm/dwtest-overlay: cell [all /] enforce outside_rules_mmap_write: "
+      "tests/manifest says ETXTBSY (denied), the guest's CELL ok (allowed)", [
+          flip_cell(FULL_LSM, "all /", "enforce", "outside_rules_mmap_write",
+                    "dwtest-overlay", "_on_overlay")],
+      [r"^\d+ passed, 1 failed$"], ARGS, FULL),
+    C("full_log_without_a_cell_fails",
+      "lsm/dwtest-ext4: 1 cell(s) of tests/manifest without a CELL line: "
+      "[all /] audit mmap_exec_write", [
+          drop(FULL_LSM, "^(CELL|MATRIX) all / audit mmap_exec_write ok$"),
+          # put dwtest's and dwtest-overlay's back: only dwtest-ext4's goes
+          after(FULL_LSM, "^PLAN dwtest 248$", "CELL all / audit mmap_exec_write ok"),
+          after(FULL_LSM, "^PLAN dwtest-overlay 241$", "CELL all / audit mmap_exec_write ok"),
+          after(FULL_LSM, r"^PASS mmap_exec_write_allowed_in_audit\[all /\]$",
+                "MATRIX all / audit mmap_exec_write ok"),
+          after(FULL_LSM, r"^PASS mmap_exec_write_allowed_in_audit_on_overlay\[all /\]$",
+                "MATRIX all / audit mmap_exec_write ok"),
+          drop_check(FULL_LSM, "mmap_exec_write_allowed_in_audit_on_ext4[all /]")],
+      (), ARGS, FULL),
+    C("full_log_with_a_cell_more_fails",
+      "lsm/dwtest: 1 CELL(s) not in tests/manifest: [all /] enforce write_running_exe_twice", [
+          add_cell(FULL_LSM, "all /", "enforce", "write_running_exe_twice", "ETXTBSY")],
+      (), ARGS, FULL),
+    C("full_log_classic_cell_flipped_fails",
+      "lsm/dwtest: cell [exec /] enforce write_running_exe: tests/manifest says "
+      "ETXTBSY (denied), the guest's CELL ok (allowed)", [
+          flip_cell(FULL_LSM, "exec /", "enforce", "write_running_exe")],
+      [r"^FAIL compare/classic_matches_stock_write_running_exe: classic ok, stock ETXTBSY$"],
+      ARGS, FULL),
 ]
 
 
