@@ -377,6 +377,10 @@ setexe_stop() {
 	wait "$setexe_pid" 2>/dev/null
 }
 
+fd_names() {	# fd_names /proc/PID/fd/N FILE: is that descriptor FILE
+	[ "$(readlink "$1")" = "$2" ]
+}
+
 # prctl(PR_SET_MM_EXE_FILE) while another process holds the new file open
 # for writing: "ok" or the errno (26 = ETXTBSY, 13 = EACCES).
 setexe_with_writer() {
@@ -386,7 +390,8 @@ setexe_with_writer() {
 	# into setexe and outlive the test.
 	sleep 30 3>>$new >&2 &
 	writer=$!
-	if wait_until 50 test -e /proc/$writer/fd/3; then
+	# fd 3 may be inherited from this shell: wait until it is the file.
+	if wait_until 50 fd_names "/proc/$writer/fd/3" "$new"; then
 		setexe_start $new
 		setexe_stop
 		echo "$setexe_got"
