@@ -3,30 +3,34 @@
 #
 # The lint of the documentation the series adds (patch 0005); fails on any
 # problem and says what:
-# - Documentation/admin-guide/LSM/denywrite.rst is parsed with docutils
-#   (python3-docutils) at halt level "warning", as `rst2html --halt=warning`
-#   would: the first warning (a title underline too short, a bad indent,
-#   an unknown directive...) fails it.  Sphinx's and the kernel's own
-#   roles and directives are registered: kernel-doc runs KERNEL_TREE's
-#   scripts/kernel-doc -rst on the file it names, as the kernel's Sphinx
-#   extension does, and its output is parsed in place, so the included
-#   text is checked too; the others are accepted as they are.  Titles
-#   must be underlined (and overlined) exactly as long as they are.
-# - Every file the rst includes with kernel-doc is checked with
+# - Documentation/admin-guide/LSM/denywrite.rst (the admin guide) and
+#   Documentation/security/denywrite.rst (the design document) are each
+#   parsed with docutils (python3-docutils) at halt level "warning", as
+#   `rst2html --halt=warning` would: the first warning (a title underline
+#   too short, a bad indent, an unknown directive...) fails it.
+#   Sphinx's and the kernel's own roles and directives are registered:
+#   kernel-doc runs KERNEL_TREE's scripts/kernel-doc -rst on the file it
+#   names, as the kernel's Sphinx extension does, and its output is
+#   parsed in place, so the included text is checked too; the others are
+#   accepted as they are.  Titles must be underlined (and overlined)
+#   exactly as long as they are, and the first line is an
+#   SPDX-License-Identifier.
+# - Every file an rst includes with kernel-doc is checked with
 #   scripts/kernel-doc -none -Wall, and each name it asks for (:doc:,
 #   :identifiers:, :functions:) must be found (kernel-doc -rst -function).
 #   A path is the project's copy (security/denywrite/...), which
 #   scripts/prepare-tree.sh copies into the tree, else the tree's.
 # - Every file of the denywrite_files[] table of
 #   security/denywrite/securityfs.c is named "NAME (MODE)" in the DOC
-#   section the rst includes.
+#   section the admin guide includes.
 # - Documentation/ABI/testing/securityfs-denywrite: every entry has What:,
 #   Date:, Contact: and Description:, in that order; every other line is
 #   indented; there is exactly one entry for each file of that table and
 #   none for another, and each says the file's mode; KERNEL_TREE's
 #   scripts/get_abi.pl validates it, and the ReST it makes of it parses
 #   with docutils at halt level "warning" too.
-# - patches/0005 adds the rst to the LSM index.
+# - patches/0005 adds the admin guide to the LSM index and the design
+#   document to the security index.
 #
 # The kernel tree is build/linux once `make kernel` ran; scripts/test.sh
 # runs this as the step docs_lint_is_clean.
@@ -67,6 +71,10 @@ from docutils.parsers.rst import Directive, directives, roles
 
 top, tree = sys.argv[1:3]
 RST = "Documentation/admin-guide/LSM/denywrite.rst"
+DESIGN = "Documentation/security/denywrite.rst"
+# The rsts linted: the admin guide (with the securityfs DOC section) and
+# the design document.
+RSTS = (RST, DESIGN)
 ABI = "Documentation/ABI/testing/securityfs-denywrite"
 SECURITYFS = "security/denywrite/securityfs.c"
 SFS_DIR = "/sys/kernel/security/denywrite/"
@@ -99,8 +107,10 @@ def kernel_doc(args, path):
     return r.returncode, r.stdout, [l for l in r.stderr.splitlines() if l]
 
 
-# The rst text of each DOC section included, by name.
+# The rst text of each DOC section included, by rst and name.
 doc_sections = {}
+# The rst being parsed, for the kernel-doc directive.
+current_rst = RST
 
 
 def kernel_doc_args(options):
@@ -153,13 +163,14 @@ class KernelDoc(Directive):
         if rc or err or not out.strip():
             return []
         if "doc" in self.options:
-            doc_sections[names[0]] = out
+            doc_sections[(current_rst, names[0])] = out
         lines = statemachine.string2lines(
             out, self.state.document.settings.tab_width,
             convert_whitespace=True)
         view = statemachine.ViewList()
         for i, line in enumerate(lines):
-            view.append(line, "%s (kernel-doc of %s)" % (RST, path), i)
+            view.append(line, "%s (kernel-doc of %s)" % (current_rst, path),
+                        i)
         node = nodes.section()
         self.state.nested_parse(view, 0, node, match_titles=1)
         return node.children
@@ -201,78 +212,93 @@ for name in ("doc", "ref", "manpage", "menuselection", "kbd", "file",
              "c:struct", "c:enum", "c:union", "c:expr"):
     roles.register_local_role(name, accepted_role)
 
-# --- the rst, with what it includes -----------------------------------------
-# A parse that halts at a warning reaches none of what follows it.
-parsed = True
-rst_path = os.path.join(top, RST)
-try:
-    with open(rst_path, encoding="utf-8") as f:
-        rst = f.read()
-except OSError as e:
-    problem("%s: %s" % (RST, e))
-    rst = None
-if rst is not None:
-    if not rst.startswith(".. SPDX-License-Identifier: "):
-        problem("%s:1: no SPDX-License-Identifier line first" % RST)
-    # docutils minds only an underline too short: the kernel's style is
-    # an underline (and an overline) exactly as long as the title.
-    text = rst.splitlines()
-    for n in range(1, len(text)):
-        line, title = text[n], text[n - 1]
-        if not re.fullmatch(r"([=\-~^\"'`#*+])\1{2,}", line) or \
-                not title.strip() or title[0] in " \t" or \
-                re.fullmatch(r"([=\-~^\"'`#*+])\1{2,}", title):
-            continue
-        if len(line) != len(title):
-            problem("%s:%d: a title of %d characters, underlined with %d"
-                    % (RST, n + 1, len(title), len(line)))
-        if n >= 2 and re.fullmatch(r"([=\-~^\"'`#*+])\1{2,}", text[n - 2]) \
-                and text[n - 2] != line:
-            problem("%s:%d: overline and underline differ" % (RST, n - 1))
-    try:
-        publish_doctree(rst, source_path=rst_path, settings_overrides={
-            "halt_level": 2, "report_level": 2, "input_encoding": "utf-8",
-            "file_insertion_enabled": False, "raw_enabled": False,
-            "warning_stream": io.StringIO()})
-    except utils.SystemMessage as e:
-        problem("docutils %s: %s" % (docutils.__version__, e))
-        parsed = False
+# --- each rst, with what it includes ----------------------------------------
 
-# --- kernel-doc on every file included, and every name asked for -----------
-# The directives, read from the text: (line, path, options).
-included = []
-lines = (rst or "").splitlines()
-for n, line in enumerate(lines):
-    m = re.match(r"^\.\.\s+kernel-doc::\s*(\S+)\s*$", line)
-    if not m:
-        continue
-    options = {}
-    for opt in lines[n + 1:]:
-        o = re.match(r"^\s+:([\w-]+):\s*(.*?)\s*$", opt)
-        if not o:
-            break
-        options[o.group(1)] = o.group(2)
-    included.append((n + 1, m.group(1), options))
+
+def lint_rst(rel):
+    """Parse @rel as the kernel's documentation build would, and check the
+    kernel-doc of every file it includes.  Return whether the parse went
+    through (a parse that halts at a warning reaches none of what follows
+    it) and the number of its kernel-doc directives."""
+    global current_rst
+    current_rst = rel
+    parsed = True
+    rst_path = os.path.join(top, rel)
+    try:
+        with open(rst_path, encoding="utf-8") as f:
+            rst = f.read()
+    except OSError as e:
+        problem("%s: %s" % (rel, e))
+        rst = None
+    if rst is not None:
+        if not rst.startswith(".. SPDX-License-Identifier: "):
+            problem("%s:1: no SPDX-License-Identifier line first" % rel)
+        # docutils minds only an underline too short: the kernel's style
+        # is an underline (and an overline) exactly as long as the title.
+        text = rst.splitlines()
+        for n in range(1, len(text)):
+            line, title = text[n], text[n - 1]
+            if not re.fullmatch(r"([=\-~^\"'`#*+])\1{2,}", line) or \
+                    not title.strip() or title[0] in " \t" or \
+                    re.fullmatch(r"([=\-~^\"'`#*+])\1{2,}", title):
+                continue
+            if len(line) != len(title):
+                problem("%s:%d: a title of %d characters, underlined with %d"
+                        % (rel, n + 1, len(title), len(line)))
+            if n >= 2 and \
+                    re.fullmatch(r"([=\-~^\"'`#*+])\1{2,}", text[n - 2]) \
+                    and text[n - 2] != line:
+                problem("%s:%d: overline and underline differ" % (rel, n - 1))
+        try:
+            publish_doctree(rst, source_path=rst_path, settings_overrides={
+                "halt_level": 2, "report_level": 2, "input_encoding": "utf-8",
+                "file_insertion_enabled": False, "raw_enabled": False,
+                "warning_stream": io.StringIO()})
+        except utils.SystemMessage as e:
+            problem("docutils %s: %s" % (docutils.__version__, e))
+            parsed = False
+
+    # kernel-doc on every file included, and every name asked for.  The
+    # directives, read from the text: (line, path, options).
+    included = []
+    lines = (rst or "").splitlines()
+    for n, line in enumerate(lines):
+        m = re.match(r"^\.\.\s+kernel-doc::\s*(\S+)\s*$", line)
+        if not m:
+            continue
+        options = {}
+        for opt in lines[n + 1:]:
+            o = re.match(r"^\s+:([\w-]+):\s*(.*?)\s*$", opt)
+            if not o:
+                break
+            options[o.group(1)] = o.group(2)
+        included.append((n + 1, m.group(1), options))
+    for n, inc, options in included:
+        path = source(inc)
+        if not path:
+            problem("%s:%d: kernel-doc:: %s: no such file in %s or %s"
+                    % (rel, n, inc, top, tree))
+            continue
+        if path not in checked:
+            checked.add(path)
+            rc, out, err = kernel_doc(["-none", "-Wall"], path)
+            if rc or err:
+                problem("kernel-doc -none -Wall %s: exit %d: %s"
+                        % (inc, rc, "; ".join(err)))
+        args, names = kernel_doc_args(options)
+        rc, out, err = kernel_doc(
+            ["-rst", "-sphinx-version", SPHINX_VERSION] + args, path)
+        if rc or err or not out.strip():
+            problem("%s:%d: kernel-doc -rst %s %s: exit %d, %s"
+                    % (rel, n, " ".join(args), inc, rc,
+                       "; ".join(err) if err else "no output"))
+    return parsed, len(included)
+
+
+# The files kernel-doc -none -Wall checked, each once.
 checked = set()
-for n, rel, options in included:
-    path = source(rel)
-    if not path:
-        problem("%s:%d: kernel-doc:: %s: no such file in %s or %s"
-                % (RST, n, rel, top, tree))
-        continue
-    if path not in checked:
-        checked.add(path)
-        rc, out, err = kernel_doc(["-none", "-Wall"], path)
-        if rc or err:
-            problem("kernel-doc -none -Wall %s: exit %d: %s"
-                    % (rel, rc, "; ".join(err)))
-    args, names = kernel_doc_args(options)
-    rc, out, err = kernel_doc(
-        ["-rst", "-sphinx-version", SPHINX_VERSION] + args, path)
-    if rc or err or not out.strip():
-        problem("%s:%d: kernel-doc -rst %s %s: exit %d, %s"
-                % (RST, n, " ".join(args), rel, rc,
-                   "; ".join(err) if err else "no output"))
+linted = {rel: lint_rst(rel) for rel in RSTS}
+parsed = linted[RST][0]
 
 # --- the securityfs files: the code's table, its DOC section, the ABI -------
 sfs_path = os.path.join(top, SECURITYFS)
@@ -283,7 +309,7 @@ files = dict(re.findall(r'\{\s*"([^"]+)",\s*(0[0-7]+),', table.group(1))) \
     if table else {}
 if not files:
     problem("%s: no denywrite_files[] table found" % SECURITYFS)
-doc = doc_sections.get("securityfs interface")
+doc = doc_sections.get((RST, "securityfs interface"))
 if doc is None:
     if parsed:
         problem("%s does not include the DOC section \"securityfs interface\" of %s"
@@ -400,7 +426,7 @@ if os.path.isfile(abi_path) and os.path.isfile(get_abi):
             except utils.SystemMessage as e:
                 problem("docutils %s: %s" % (docutils.__version__, e))
 
-# --- the LSM index -----------------------------------------------------------
+# --- the indexes --------------------------------------------------------------
 doc_patch = [p for p in os.listdir(os.path.join(top, "patches"))
              if p.startswith("0005-")]
 if not doc_patch:
@@ -408,18 +434,21 @@ if not doc_patch:
 else:
     with open(os.path.join(top, "patches", doc_patch[0]), encoding="utf-8") as f:
         patch = f.read()
-    index = re.search(
-        r"^\+\+\+ b/Documentation/admin-guide/LSM/index\.rst\n(.*?)(?=^diff |\Z)",
-        patch, re.S | re.M)
-    if not index or not re.search(r"^\+\s+denywrite$", index.group(1), re.M):
-        problem("patches/%s: does not add denywrite to "
-                "Documentation/admin-guide/LSM/index.rst" % doc_patch[0])
+    for rst in ("Documentation/admin-guide/LSM/index.rst",
+                "Documentation/security/index.rst"):
+        index = re.search(r"^\+\+\+ b/%s\n(.*?)(?=^diff |\Z)"
+                          % re.escape(rst), patch, re.S | re.M)
+        if not index or not re.search(r"^\+\s+denywrite$", index.group(1),
+                                      re.M):
+            problem("patches/%s: does not add denywrite to %s"
+                    % (doc_patch[0], rst))
 
 if problems:
     print("check-docs: %d problem%s" % (len(problems), "s"[:len(problems) != 1]),
           file=sys.stderr)
     sys.exit(1)
-print("check-docs: %s (docutils %s, %d kernel-doc include%s), %s (%d entries): clean"
-      % (RST, docutils.__version__, len(included), "s"[:len(included) != 1],
-         ABI, len(entries)))
+print("check-docs: %s (docutils %s), %s (%d entries): clean"
+      % (", ".join("%s (%d kernel-doc include%s)" % (rel, n, "s"[:n != 1])
+                   for rel, (_, n) in linted.items()),
+         docutils.__version__, ABI, len(entries)))
 EOF
