@@ -510,21 +510,6 @@ static int audits_expected(const struct scenario *s)
 	return (s->op != OP_TRUNCATE) + sizes * (overlay ? 2 : 1);
 }
 
-/*
- * The counter a refusal moves, or -1.  In enforce mode a hold is exec's
- * denial of write access (no rule set of the matrix has ignore-writers):
- * an open, O_TRUNC included, is refused at its permission check and
- * counted as a write, and truncate(2) is refused by the VFS alone.
- */
-static int denial_counter(const struct matrix_job *j)
-{
-	const struct scenario *s = j->sc;
-
-	if (j->env.mode != M_ENFORCE || s->op != OP_TRUNCATE)
-		return s->op;
-	return s->vfs_truncate ? -1 : OP_WRITE;
-}
-
 static void matrix_unit(const void *arg)
 {
 	const struct matrix_job *j = arg;
@@ -564,12 +549,17 @@ static void matrix_unit(const void *arg)
 	} else if (lsm && read_stats(&s1, why, sizeof(why))) {
 		emit_check(j->name, false, "stats after: %s", why);
 	} else {
-		int counter = denial_counter(j);
-
-		if (denied && counter >= 0)
-			exp.denied[counter] = 1;
-		if (j->env.mode == M_ENFORCE && counter >= 0)
-			exp.denied[counter] += p.extra_denials;
+		/*
+		 * In enforce mode a hold is exec's denial of write access (no
+		 * rule set of the matrix has ignore-writers): the VFS refuses
+		 * the writer, and the hook it calls then counts the refusal
+		 * by its kind, O_TRUNC of a read-only open and truncate(2) as
+		 * truncations.
+		 */
+		if (denied)
+			exp.denied[s->op] = 1;
+		if (j->env.mode == M_ENFORCE)
+			exp.denied[s->op] += p.extra_denials;
 		if (would)
 			exp.audited = audits_expected(s);
 		if (lsm && (bad = check_deltas(&s0, &s1, &exp)))

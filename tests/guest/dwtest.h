@@ -149,9 +149,6 @@ struct scenario {
 	 * return the errno of one operation on it". */
 	void (*run)(const struct scenario_env *env, struct probe *p);
 	int (*exe_op)(struct probe *p);
-	/* An OP_TRUNCATE that is truncate(2), not an open: exec's denial
-	 * (enforce mode) refuses it in the VFS, uncounted. */
-	bool vfs_truncate;
 };
 extern const struct scenario scenarios[];
 extern const size_t n_scenarios;

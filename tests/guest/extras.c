@@ -147,11 +147,12 @@ static void race_writer(int cmd, int res, void *arg)
 
 /*
  * The counters after the race.  A refused exec is counted where it is
- * refused, exactly.  A writer is refused by exec's denial in the VFS and
- * counted at its open's permission check just before: a writer that
- * passed that check an instant before the exec took the denial is refused
- * uncounted.  So the writes counted are never more than the writers
- * refused, and fewer only by some of the rounds the exec won.
+ * refused, exactly.  A writer is refused by exec's denial in the VFS,
+ * which then calls write_access_denied, where the refusal is counted
+ * while the exec's hold is up (it is, until the round ends): every writer
+ * refused is counted (race_writer_refusals_uncounted is 0).  The check
+ * below allows fewer only by the rounds the exec won; the manifest holds
+ * the stat to 0.
  */
 static void race_counters(const struct stats *before, int wden, int eden,
 			  int ewon)

@@ -378,7 +378,8 @@ static void make_events(void)
 	/*
 	 * The switch to audit made the running program's hold one the hooks
 	 * count: truncate(2) is refused, and counted, by inode_setattr (exec's
-	 * denial would have refused it in the VFS, uncounted).
+	 * denial would have refused it in the VFS, and the write_access_denied
+	 * hook would have counted it).
 	 */
 	expect_err("truncate of the running program",
 		   truncate(G "/bin/prog", 0) ? errno : 0, ETXTBSY);

@@ -528,13 +528,13 @@ static void sc_mode_switch_to_off_write(const struct scenario_env *env,
 	proc_kill(&pr);
 }
 
-#define RUN(n, sc, loc, op) { #n, sc, loc, op, NULL, false, sc_##n, NULL, false }
-#define EXE_OP(n, sc, op, fn) { #n, sc, LOC_TMP, op, NULL, false, NULL, fn, false }
+#define RUN(n, sc, loc, op) { #n, sc, loc, op, NULL, false, sc_##n, NULL }
+#define EXE_OP(n, sc, op, fn) { #n, sc, LOC_TMP, op, NULL, false, NULL, fn }
 const struct scenario scenarios[] = {
 	EXE_OP(write_running_exe, SC_EXEC, OP_WRITE, op_write),
 	EXE_OP(otrunc_running_exe, SC_EXEC, OP_TRUNCATE, op_otrunc),
 	{ "truncate_running_exe", SC_EXEC, LOC_TMP, OP_TRUNCATE, NULL, false,
-	  NULL, op_truncate, true },
+	  NULL, op_truncate },
 	RUN(exec_while_open_for_write, SC_EXEC, LOC_TMP, OP_EXEC),
 	RUN(write_after_reaped, SC_NEVER, LOC_TMP, OP_WRITE),
 	EXE_OP(rename_over_running_exe, SC_NEVER, OP_WRITE, op_rename_over),
@@ -545,7 +545,7 @@ const struct scenario scenarios[] = {
 	RUN(running_script_write, SC_NEVER, LOC_TMP, OP_WRITE),
 	/* cp opens with O_WRONLY|O_CREAT|O_TRUNC. */
 	{ "cp_over_running_lib", SC_LIB, LOC_USRLIB, OP_WRITE, NULL, true,
-	  sc_cp_over_running_lib, NULL, false },
+	  sc_cp_over_running_lib, NULL },
 	RUN(dlopen_lib_write, SC_LIB, LOC_USRLIB, OP_WRITE),
 	RUN(elf_interpreter_write, SC_LIB, LOC_USRLIB, OP_WRITE),
 	RUN(mmap_exec_write, SC_LIB, LOC_USRLIB, OP_WRITE),
@@ -555,6 +555,6 @@ const struct scenario scenarios[] = {
 	RUN(outside_rules_mmap_write, SC_LIB, LOC_TMP, OP_WRITE),
 	{ "mode_switch_to_off_write", SC_NEVER, LOC_TMP, OP_WRITE,
 	  "it switches denywrite's mode, which the stock and removed kernels "
-	  "have not", false, sc_mode_switch_to_off_write, NULL, false },
+	  "have not", false, sc_mode_switch_to_off_write, NULL },
 };
 const size_t n_scenarios = sizeof(scenarios) / sizeof(scenarios[0]);
