@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 #include "commands.h"
+#include "diff.h"
 #include "json.h"
+#include "load.h"
+#include "log.h"
+#include "persist.h"
+#include "rules.h"
 #include "sha256.h"
 #include "util.h"
+#include "why.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -20,47 +26,6 @@ static const char *const stats_keys[] = {
 };
 
 #define N_STATS (sizeof(stats_keys) / sizeof(stats_keys[0]))
-
-void warn_too_broad(const struct rule *r, const char *where)
-{
-	warn("%s%s'%s %s': any user who can read a file there can block "
-	     "in-place writes to it by mapping it executable; name the "
-	     "library directories instead", where ? esc(where) : "",
-	     where ? ": " : "", scope_name(r->scope), esc(r->path));
-}
-
-int need_mac_admin(const struct cli *c)
-{
-	if (dw_may_change())
-		return 0;
-	return fail("%s: changing the policy needs CAP_MAC_ADMIN", c->name);
-}
-
-/* Why a write to a policy file failed, in words. */
-const char *write_error(int err, const char *file)
-{
-	switch (err) {
-	case EPERM:
-		return "changing the policy needs CAP_MAC_ADMIN";
-	case EEXIST:
-		return "a rule for this path is already present";
-	case ENOENT:
-		if (strcmp(file, "del") == 0)
-			return "not present in the policy";
-		if (strcmp(file, "rules") == 0)
-			return "a path in the policy does not exist";
-		return strerror(err);
-	case EXDEV:
-		return "the path leads into another mount namespace's tree: "
-		       "name it by a path of this one";
-	case E2BIG:
-		return "the policy is too large for the kernel";
-	case ENAMETOOLONG:
-		return "path too long (at most 4095 bytes)";
-	default:
-		return strerror(err);
-	}
-}
 
 /* The stats values in stats_keys order; 1 (reported) if one is missing. */
 static int read_stats(const struct dw *dw, struct kvlist *l,
@@ -154,7 +119,7 @@ static int policy_digest(const struct dw *dw, char hex[SHA256_HEX_LEN + 1])
 	return 0;
 }
 
-int cmd_status(struct dw *dw, const struct cli *c)
+static int cmd_status(struct dw *dw, const struct cli *c)
 {
 	char mode[32], digest[SHA256_HEX_LEN + 1];
 	const char *v[N_STATS];
@@ -174,7 +139,7 @@ int cmd_status(struct dw *dw, const struct cli *c)
 	return 0;
 }
 
-int cmd_stats(struct dw *dw, const struct cli *c)
+static int cmd_stats(struct dw *dw, const struct cli *c)
 {
 	struct kvlist l;
 	struct json j;
@@ -206,7 +171,7 @@ static void mode_json(const char *mode)
 	json_end(&j, '}');
 }
 
-int cmd_mode(struct dw *dw, const struct cli *c)
+static int cmd_mode(struct dw *dw, const struct cli *c)
 {
 	int err = dw_open_active(dw);
 
@@ -223,12 +188,12 @@ int cmd_mode(struct dw *dw, const struct cli *c)
 			puts(esc(mode));
 		return 0;
 	}
-	if (need_mac_admin(c))
+	if (dw_need_mac_admin(c->name))
 		return 1;
 	err = dw_write_line(dw, "mode", c->args[0],
 			    strlen(c->args[0]));
 	if (err)
-		return fail("mode: %s", write_error(err, "mode"));
+		return fail("mode: %s", dw_write_error(err, "mode"));
 	return 0;
 }
 
@@ -282,7 +247,7 @@ static void gone_print(const struct policy *gone)
 	}
 }
 
-int cmd_list(struct dw *dw, const struct cli *c)
+static int cmd_list(struct dw *dw, const struct cli *c)
 {
 	struct policy p, gone;
 	int rc = read_rules(dw, &p);
@@ -307,7 +272,7 @@ int cmd_list(struct dw *dw, const struct cli *c)
 }
 
 /* A policy file: byte for byte what load reads back. */
-int cmd_save(struct dw *dw, const struct cli *c)
+static int cmd_save(struct dw *dw, const struct cli *c)
 {
 	struct policy p;
 	int rc = read_rules(dw, &p);
@@ -327,17 +292,17 @@ int cmd_save(struct dw *dw, const struct cli *c)
 	return 0;
 }
 
-int cmd_clear(struct dw *dw, const struct cli *c)
+static int cmd_clear(struct dw *dw, const struct cli *c)
 {
 	int err = dw_open_active(dw);
 
 	if (err)
 		return err;
-	if (need_mac_admin(c))
+	if (dw_need_mac_admin(c->name))
 		return 1;
 	err = dw_write(dw, "rules", "\n", 1);
 	if (err)
-		return fail("clear: %s", write_error(err, "rules"));
+		return fail("clear: %s", dw_write_error(err, "rules"));
 	return 0;
 }
 
@@ -360,7 +325,7 @@ static int apply_and_report(struct dw *dw, const struct cli *c,
 
 	if (!changes_apply(ch, n, dw_write_line, dw, &res))
 		return 0;
-	why = write_error(res.err, ch[res.failed].file);
+	why = dw_write_error(res.err, ch[res.failed].file);
 	arg = esc(c->args[res.failed]);
 	if (res.failed == 0)
 		return fail("%s: %s: %s", c->name, arg, why);
@@ -488,7 +453,7 @@ static int change_rules(struct dw *dw, const struct cli *c,
 
 	if (rc)
 		return rc;
-	if (need_mac_admin(c) || dw_read_rules(dw, &cur))
+	if (dw_need_mac_admin(c->name) || dw_read_rules(dw, &cur))
 		return 1;
 	rc = 1;
 	ch = xcalloc(n, sizeof(*ch));
@@ -515,13 +480,35 @@ static int runtime_note(const struct cli *c, int rc)
 	return rc;
 }
 
-int cmd_add(struct dw *dw, const struct cli *c)
+static int cmd_add(struct dw *dw, const struct cli *c)
 {
 	return runtime_note(c, change_rules(dw, c, plan_add));
 }
 
-int cmd_del(struct dw *dw, const struct cli *c)
+static int cmd_del(struct dw *dw, const struct cli *c)
 {
 	return runtime_note(c, change_rules(dw, c, plan_del));
 }
 
+/* Each command, by its enum command. */
+typedef int (*command_fn)(struct dw *dw, const struct cli *c);
+
+static const command_fn handlers[] = {
+	[CMD_STATUS] = cmd_status,
+	[CMD_MODE] = cmd_mode,
+	[CMD_ADD] = cmd_add,
+	[CMD_DEL] = cmd_del,
+	[CMD_CLEAR] = cmd_clear,
+	[CMD_LIST] = cmd_list,
+	[CMD_LOAD] = cmd_load,
+	[CMD_SAVE] = cmd_save,
+	[CMD_WHY] = cmd_why,
+	[CMD_STATS] = cmd_stats,
+	[CMD_DIFF] = cmd_diff,
+	[CMD_LOG] = cmd_log,
+};
+
+int command_run(struct dw *dw, const struct cli *c)
+{
+	return handlers[c->cmd](dw, c);
+}

@@ -4,36 +4,59 @@
  * kernel's rules), load --dry-run's diff, and list --sources (which file
  * and line each rule in force comes from).
  */
-#include "commands.h"
+#include "diff.h"
 #include "json.h"
+#include "rules.h"
 #include "util.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-
-/* The rule of want whose resolved path is path, or NULL. */
-static const struct rule *find_canon(const struct policy *want,
-				     const char *path)
-{
-	for (size_t i = 0; i < want->n; i++)
-		if (want->rule[i].canon && strcmp(want->rule[i].canon, path) == 0)
-			return &want->rule[i];
-	return NULL;
-}
 
 static bool same_kind(const struct rule *a, const struct rule *b)
 {
 	return a->scope == b->scope && a->ignore_writers == b->ignore_writers;
 }
 
-/* The rule of the files that is the kernel's rule k, or NULL. */
-static const struct rule *source_of(const struct policy *want,
-				    const struct rule *k)
-{
-	const struct rule *r = find_canon(want, k->path);
+/*
+ * The kernel's rules (cur) paired with the files' (want): a kernel rule
+ * and a file rule that are the same rule (rule_same) of the same kind,
+ * each rule in one pair at most.
+ */
+struct pairing {
+	const struct rule **src;	/* of each kernel rule: its file
+					 * rule, or NULL */
+	bool *in_kernel;	/* of each file rule: whether it is paired */
+};
 
-	return r && same_kind(r, k) ? r : NULL;
+/* Pair cur, which this resolves, with want, resolved. */
+static void pair(struct pairing *pr, struct policy *cur,
+		 const struct policy *want)
+{
+	struct rule_index ix;
+
+	pr->src = xcalloc(cur->n, sizeof(*pr->src));
+	pr->in_kernel = xcalloc(want->n, sizeof(*pr->in_kernel));
+	policy_resolve(cur);
+	rule_index_init(&ix, want);
+	for (size_t i = 0; i < want->n; i++)
+		rule_index_add(&ix, i);
+	for (size_t k = 0; k < cur->n; k++) {
+		long i = rule_index_find(&ix, &cur->rule[k]);
+
+		if (i < 0 || pr->in_kernel[i] ||
+		    !same_kind(&want->rule[i], &cur->rule[k]))
+			continue;
+		pr->src[k] = &want->rule[i];
+		pr->in_kernel[i] = true;
+	}
+	rule_index_free(&ix);
+}
+
+static void pairing_free(struct pairing *pr)
+{
+	free(pr->src);
+	free(pr->in_kernel);
 }
 
 /* A file's rule as the kernel shows it: its resolved path. */
@@ -45,14 +68,6 @@ static struct rule resolved(const struct rule *r)
 	return cr;
 }
 
-/* Whether the kernel has the file's rule r as it is. */
-static bool in_kernel(const struct policy *cur, const struct rule *r)
-{
-	const struct rule *k = policy_find(cur, r->canon);
-
-	return k && same_kind(k, r);
-}
-
 static void print_change(char sign, const struct rule *r)
 {
 	char *s = rule_format(r);
@@ -62,41 +77,47 @@ static void print_change(char sign, const struct rule *r)
 }
 
 /* The changes, "-" lines then "+" lines; how many. */
-static size_t diff_text(const struct policy *cur, const struct policy *want)
+static size_t diff_text(struct policy *cur, const struct policy *want)
 {
+	struct pairing pr;
 	size_t n = 0;
 
+	pair(&pr, cur, want);
 	for (size_t i = 0; i < cur->n; i++)
-		if (!source_of(want, &cur->rule[i]) && ++n)
+		if (!pr.src[i] && ++n)
 			print_change('-', &cur->rule[i]);
 	for (size_t i = 0; i < want->n; i++) {
 		struct rule r = resolved(&want->rule[i]);
 
-		if (!in_kernel(cur, &want->rule[i]) && ++n)
+		if (!pr.in_kernel[i] && ++n)
 			print_change('+', &r);
 	}
+	pairing_free(&pr);
 	return n;
 }
 
 /* {"add":[...],"remove":[...]} members into an open object; how many. */
-static size_t diff_json(struct json *j, const struct policy *cur,
+static size_t diff_json(struct json *j, struct policy *cur,
 			const struct policy *want)
 {
+	struct pairing pr;
 	size_t n = 0;
 
+	pair(&pr, cur, want);
 	json_begin(j, "add", '[');
 	for (size_t i = 0; i < want->n; i++) {
 		struct rule r = resolved(&want->rule[i]);
 
-		if (!in_kernel(cur, &want->rule[i]) && ++n)
+		if (!pr.in_kernel[i] && ++n)
 			json_rule(j, NULL, &r);
 	}
 	json_end(j, ']');
 	json_begin(j, "remove", '[');
 	for (size_t i = 0; i < cur->n; i++)
-		if (!source_of(want, &cur->rule[i]) && ++n)
+		if (!pr.src[i] && ++n)
 			json_rule(j, NULL, &cur->rule[i]);
 	json_end(j, ']');
+	pairing_free(&pr);
 	return n;
 }
 
@@ -114,6 +135,16 @@ void dry_run_diff(struct dw *dw, struct json *j, const struct policy *want)
 	policy_free(&cur);
 }
 
+/* The policy of the files that c names, or of the rules.d directories. */
+static int read_files(const struct cli *c, bool quiet, struct file_policy *fp)
+{
+	struct policy_files from = { .cmd = c->name, .names = c->args,
+				     .n = (size_t)c->nargs, .root = c->root,
+				     .strict = c->strict, .quiet = quiet };
+
+	return file_policy_read(&from, fp);
+}
+
 /*
  * What load would change: 0 if nothing, 1 if something would, or if the
  * files hold parts load would skip (said on stderr, and counted as
@@ -126,7 +157,7 @@ int cmd_diff(struct dw *dw, const struct cli *c)
 	struct policy cur;
 	struct json j;
 	size_t n;
-	int rc = file_policy_read(c, false, &fp);
+	int rc = read_files(c, false, &fp);
 
 	if (!rc)
 		rc = dw_open_active(dw);
@@ -168,7 +199,7 @@ static const char *source_text(const struct rule *src)
 }
 
 static void sources_json(const struct policy *cur, const struct policy *gone,
-			 const struct policy *want)
+			 const struct pairing *pr)
 {
 	struct json j;
 
@@ -176,7 +207,7 @@ static void sources_json(const struct policy *cur, const struct policy *gone,
 	json_begin(&j, NULL, '{');
 	json_begin(&j, "rules", '[');
 	for (size_t i = 0; i < cur->n; i++) {
-		const struct rule *src = source_of(want, &cur->rule[i]);
+		const struct rule *src = pr->src[i];
 
 		json_begin(&j, NULL, '{');
 		json_rule_members(&j, &cur->rule[i]);
@@ -195,23 +226,24 @@ static void sources_json(const struct policy *cur, const struct policy *gone,
 	json_end(&j, '}');
 }
 
-int list_sources(const struct cli *c, const struct policy *cur,
+int list_sources(const struct cli *c, struct policy *cur,
 		 const struct policy *gone)
 {
 	struct file_policy fp;
-	int rc = file_policy_read(c, true, &fp);
+	struct pairing pr;
+	int rc = read_files(c, true, &fp);
 
 	if (rc) {
 		file_policy_free(&fp);
 		return rc;
 	}
+	pair(&pr, cur, &fp.p);
 	if (c->json)
-		sources_json(cur, gone, &fp.p);
+		sources_json(cur, gone, &pr);
 	for (size_t i = 0; i < cur->n && !c->json; i++) {
 		char *s = rule_format(&cur->rule[i]);
 
-		printf("%s: %s\n", source_text(source_of(&fp.p, &cur->rule[i])),
-		       s);
+		printf("%s: %s\n", source_text(pr.src[i]), s);
 		free(s);
 	}
 	for (size_t i = 0; i < gone->n && !c->json; i++) {
@@ -220,6 +252,7 @@ int list_sources(const struct cli *c, const struct policy *cur,
 		printf("gone: %s\n", s);
 		free(s);
 	}
+	pairing_free(&pr);
 	file_policy_free(&fp);
 	return 0;
 }

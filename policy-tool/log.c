@@ -4,8 +4,8 @@
  * audit log when auditd runs, else from the journal, else from the
  * kernel's log (/dev/kmsg); or from a file (--file).
  */
-#include "commands.h"
 #include "json.h"
+#include "log.h"
 #include "util.h"
 
 #include <errno.h>

@@ -9,28 +9,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/*
- * Each command opens securityfs itself, if and when it needs the kernel:
- * "load --dry-run" never does.  Only load (at boot) mounts securityfs
- * when it is not mounted; the other commands say so instead.
- */
-typedef int (*command_fn)(struct dw *dw, const struct cli *c);
-
-static const command_fn handlers[] = {
-	[CMD_STATUS] = cmd_status,
-	[CMD_MODE] = cmd_mode,
-	[CMD_ADD] = cmd_add,
-	[CMD_DEL] = cmd_del,
-	[CMD_CLEAR] = cmd_clear,
-	[CMD_LIST] = cmd_list,
-	[CMD_LOAD] = cmd_load,
-	[CMD_SAVE] = cmd_save,
-	[CMD_WHY] = cmd_why,
-	[CMD_STATS] = cmd_stats,
-	[CMD_DIFF] = cmd_diff,
-	[CMD_LOG] = cmd_log,
-};
-
 /* Flush stdout; a write error there is a failure too (e.g. a full disk). */
 static int close_stdout(int rc)
 {
@@ -64,6 +42,12 @@ int main(int argc, char **argv)
 		puts(PROGRAM_NAME " " PROGRAM_VERSION);
 		return close_stdout(0);
 	}
+	/*
+	 * Each command opens securityfs itself, if and when it needs the
+	 * kernel: "load --dry-run" never does.  Only load (at boot) mounts
+	 * securityfs when it is not mounted; the other commands say so
+	 * instead.
+	 */
 	memset(&dw, 0, sizeof(dw));
-	return close_stdout(handlers[c.cmd](&dw, &c));
+	return close_stdout(command_run(&dw, &c));
 }

@@ -3,14 +3,17 @@
  * add --persist and del --persist: the change made in the kernel is also
  * written to the administrator's policy file, 90-local.rules in
  * /etc/denywrite/rules.d, so that the next load keeps it.  add edits the
- * line of a rule for the same object rather than appending a second one
- * (two rules for one object in one file would fail the next load).
+ * line of the same rule (rule_same: for the same object) rather than
+ * appending a second one (two rules for one object in one file would
+ * fail the next load).
  */
-#include "commands.h"
+#include "persist.h"
+#include "rules.h"
 #include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,22 +187,22 @@ static int write_text(const struct local *l, const char *text, size_t len)
 	return fsync(l->dirfd) != 0 ? errno : 0;
 }
 
-/* The index of the one of the n raw paths the line is a rule for, or -1:
- * the same path, or the path the line's resolves to. */
-static long names_one_of(const char *line, size_t len, char **paths, size_t n)
+/* The index of the one of the n rules (resolved) whose rule the line
+ * is (rule_same), or -1. */
+static long same_as_one_of(const char *line, size_t len,
+			   const struct rule *rules, size_t n)
 {
-	char err[256], *canon;
-	struct rule r;
+	char err[256];
+	struct rule r = { 0 };
 	long hit = -1;
 
 	if (rule_parse_line(line, len, &r, err, sizeof(err)) != 1)
 		return -1;
-	canon = realpath(r.path, NULL);
+	rule_resolve(&r);
 	for (size_t i = 0; i < n && hit < 0; i++)
-		if (strcmp(r.path, paths[i]) == 0 ||
-		    (canon && strcmp(canon, paths[i]) == 0))
+		if (rule_same(&r, &rules[i]))
 			hit = (long)i;
-	free(canon);
+	free(r.canon);
 	free(r.path);
 	return hit;
 }
@@ -212,12 +215,13 @@ static void put(char **o, const char *s, size_t l)
 }
 
 /*
- * text with the rules for the n raw paths edited: for add (lines not
- * NULL), the first rule for paths[k] becomes lines[k], in its place, and
- * lines[k] is appended if there was none; for del, they go.  Any other
- * rule for paths[k] goes too, so that the file has one for each object.
+ * text with the lines of the n rules edited: for add (lines not NULL),
+ * the first line of the same rule as rules[k] (rule_same) becomes
+ * lines[k], in its place, and lines[k] is appended if there was none; for
+ * del, they go.  Any other line of that rule goes too, so that the file
+ * has one for each object.
  */
-static char *edit(const char *text, size_t len, char **paths,
+static char *edit(const char *text, size_t len, const struct rule *rules,
 		  char *const *lines, size_t n, size_t *outlen)
 {
 	size_t cap = len + 2;
@@ -231,7 +235,7 @@ static char *edit(const char *text, size_t len, char **paths,
 	while (text < end) {
 		const char *nl = memchr(text, '\n', (size_t)(end - text));
 		size_t l = nl ? (size_t)(nl - text) + 1 : (size_t)(end - text);
-		long k = names_one_of(text, nl ? l - 1 : l, paths, n);
+		long k = same_as_one_of(text, nl ? l - 1 : l, rules, n);
 
 		if (k < 0)
 			put(&o, text, l);
@@ -256,8 +260,8 @@ static char *edit(const char *text, size_t len, char **paths,
 	return out;
 }
 
-/* Edit the rules for the raw paths in the locked file (see edit()). */
-static int edit_rules(const struct local *l, char **paths,
+/* Edit the lines of the rules in the locked file (see edit()). */
+static int edit_rules(const struct local *l, const struct rule *rules,
 		      char *const *lines, size_t n)
 {
 	char *text, *out;
@@ -266,7 +270,7 @@ static int edit_rules(const struct local *l, char **paths,
 
 	if (err)
 		return err;
-	out = edit(text, len, paths, lines, n, &olen);
+	out = edit(text, len, rules, lines, n, &olen);
 	if (!l->exists && !lines)
 		err = 0;	/* del: no file, nothing to remove */
 	else if (!l->exists || olen != len || memcmp(out, text, len) != 0)
@@ -277,37 +281,41 @@ static int edit_rules(const struct local *l, char **paths,
 }
 
 /* del --persist: a rule that another file of the policy still has. */
-static int still_in_files(const struct cli *c, char **gone, size_t n)
+static int still_in_files(const struct cli *c, const struct rule *gone,
+			  size_t n)
 {
-	struct cli sys = *c;
+	struct policy_files from = { .cmd = c->name, .root = c->root,
+				     .quiet = true };
 	struct file_policy fp;
 	int rc = 0;
 
-	sys.nargs = 0;
-	sys.strict = false;
-	file_policy_read(&sys, true, &fp);
+	file_policy_read(&from, &fp);
 	for (size_t i = 0; i < fp.p.n; i++)
 		for (size_t k = 0; k < n; k++)
-			if (fp.p.rule[i].canon &&
-			    strcmp(fp.p.rule[i].canon, gone[k]) == 0)
+			if (rule_same(&fp.p.rule[i], &gone[k]))
 				rc = fail("del: %s: still in %s:%u, which load "
 					  "reads: remove it there (or override "
-					  "it in a later file)", esc(gone[k]),
+					  "it in a later file)",
+					  esc(gone[k].path),
 					  esc(fp.p.rule[i].file),
 					  fp.p.rule[i].line);
 	file_policy_free(&fp);
 	return rc;
 }
 
-/* The raw path of change i: the path add resolved, the path del took. */
-static char *raw_path(const struct cli *c, const struct change *ch)
+/* The rule of change i, resolved: for the path add resolved, the path
+ * del took. */
+static void rule_of(const struct cli *c, const struct change *ch,
+		    struct rule *r)
 {
 	const char *esc_path = c->cmd == CMD_ADD ? ch->undo_line : ch->line;
-	char why[256], *raw;
+	char why[256];
 
-	if (path_unescape(esc_path, strlen(esc_path), &raw, why, sizeof(why)))
-		raw = xstrdup(esc_path);
-	return raw;
+	memset(r, 0, sizeof(*r));
+	if (path_unescape(esc_path, strlen(esc_path), &r->path, why,
+			  sizeof(why)))
+		r->path = xstrdup(esc_path);
+	rule_resolve(r);
 }
 
 /* Why persisting failed, in words. */
@@ -321,15 +329,16 @@ static const char *persist_error(int err)
 }
 
 /* Edit the file at path (locked), whose real name goes to shown. */
-static int persist_file(const struct cli *c, const char *path, char **paths,
-			char *const *lines, size_t n, char *shown, size_t size)
+static int persist_file(const struct cli *c, const char *path,
+			const struct rule *rules, char *const *lines, size_t n,
+			char *shown, size_t size)
 {
 	struct local l;
 	int err = local_open(&l, path);
 
 	snprintf(shown, size, "%s", l.path);
 	if (!err)
-		err = edit_rules(&l, paths, c->cmd == CMD_ADD ? lines : NULL,
+		err = edit_rules(&l, rules, c->cmd == CMD_ADD ? lines : NULL,
 				 n);
 	local_close(&l);
 	return err;
@@ -338,27 +347,29 @@ static int persist_file(const struct cli *c, const char *path, char **paths,
 int persist_changes(const struct cli *c, const struct change *ch, size_t n)
 {
 	char path[LOCAL_PATH_MAX], shown[LOCAL_PATH_MAX];
-	char **paths = xcalloc(n, sizeof(*paths));
+	struct rule *rules = xcalloc(n, sizeof(*rules));
 	char **lines = xcalloc(n, sizeof(*lines));
 	int err = local_file(c, path, sizeof(path)), rc = 0;
 
 	snprintf(shown, sizeof(shown), "%s", path);
 	for (size_t i = 0; i < n; i++) {
-		paths[i] = raw_path(c, &ch[i]);
+		rule_of(c, &ch[i], &rules[i]);
 		lines[i] = ch[i].line;
 	}
 	if (!err)
-		err = persist_file(c, path, paths, lines, n, shown,
+		err = persist_file(c, path, rules, lines, n, shown,
 				   sizeof(shown));
 	if (err)
 		rc = fail("%s: the kernel's rules are changed, but writing %s "
 			  "failed: %s", c->name, esc(shown),
 			  persist_error(err));
 	else if (c->cmd == CMD_DEL)
-		rc = still_in_files(c, paths, n);
-	for (size_t i = 0; i < n; i++)
-		free(paths[i]);
-	free(paths);
+		rc = still_in_files(c, rules, n);
+	for (size_t i = 0; i < n; i++) {
+		free(rules[i].path);
+		free(rules[i].canon);
+	}
+	free(rules);
 	free(lines);
 	return rc;
 }

@@ -66,8 +66,7 @@ static int parse_scope_word(const char *w, size_t len, struct rule *r,
 	return 0;
 }
 
-/* The first 64 bytes of path, escaped, with "..." if there is more. */
-static const char *shortened(const char *path, size_t len)
+const char *path_short(const char *path, size_t len)
 {
 	char buf[72];
 
@@ -84,7 +83,7 @@ int rule_check_path(const char *p, size_t len, char *err, size_t errlen)
 	}
 	if (p[0] != '/') {
 		snprintf(err, errlen, "path '%s' is not absolute",
-			 shortened(p, len));
+			 path_short(p, len));
 		return -1;
 	}
 	if (len > RULE_PATH_MAX) {
@@ -133,11 +132,11 @@ int path_unescape(const char *p, size_t len, char **out, char *err,
 		if (c == '\\')
 			snprintf(err, errlen, "path '%s': a backslash must be "
 				 "followed by 3 octal digits (byte %zu; \\134 "
-				 "is a backslash)", shortened(p, len), i + 1);
+				 "is a backslash)", path_short(p, len), i + 1);
 		else if (c < 0x20 || c == 0x7f)
 			snprintf(err, errlen, "path '%s' has a control character "
-				 "(byte %zu): write it as \\%03o", shortened(p, len),
-				 i + 1, c);
+				 "(byte %zu): write it as \\%03o",
+				 path_short(p, len), i + 1, c);
 		else {
 			*o++ = (char)c;
 			continue;
@@ -275,35 +274,19 @@ size_t rule_bytes(const struct rule *r)
 	return n;
 }
 
-/* A rule of an earlier file for r's path, which r replaces; or NULL. */
-static struct rule *overridden(struct policy *p, const struct rule *r,
-			       bool override)
-{
-	struct rule *dup = (struct rule *)find_rule(p, r->path);
-
-	return override && dup && dup->file != r->file ? dup : NULL;
-}
-
-/*
- * Whether r may join p; else the reason in err and, for a limit, *stop.
- * With override (load) the limits are not checked here: load counts
- * what is left once its rules are resolved.
- */
+/* Whether r may join p; else the reason in err and, for a limit, *stop. */
 static int check_new_rule(const struct policy *p, const struct rule *r,
-			  size_t bytes, bool override, bool *stop, char *err,
-			  size_t errlen)
+			  size_t bytes, bool *stop, char *err, size_t errlen)
 {
 	const struct rule *dup = find_rule(p, r->path);
 
 	if (dup && dup->file == r->file)
 		snprintf(err, errlen, "a rule for %s is already on line %u",
-			 shortened(r->path, strlen(r->path)), dup->line);
+			 path_short(r->path, strlen(r->path)), dup->line);
 	else if (dup)
 		snprintf(err, errlen, "a rule for %s is already in %s:%u",
-			 shortened(r->path, strlen(r->path)),
+			 path_short(r->path, strlen(r->path)),
 			 dup->file ? esc(dup->file) : "?", dup->line);
-	else if (override)
-		return 0;
 	else if ((*stop = p->n >= POLICY_MAX_RULES))
 		snprintf(err, errlen, "more than %d rules, the kernel's limit",
 			 POLICY_MAX_RULES);
@@ -315,21 +298,13 @@ static int check_new_rule(const struct policy *p, const struct rule *r,
 	return -1;
 }
 
-/* Add or override with the parsed rule r; -1 (reason in err) if not. */
-static int take_rule(struct policy *p, struct rule *r, bool override,
-		     bool *stop, char *err, size_t errlen)
+/* Add the parsed rule r (raw: unchecked); -1 (reason in err) if not. */
+static int take_rule(struct policy *p, struct rule *r, bool raw, bool *stop,
+		     char *err, size_t errlen)
 {
-	struct rule *old = overridden(p, r, override);
 	size_t bytes = rule_bytes(r);
 
-	if (old) {
-		p->bytes = p->bytes - rule_bytes(old) + bytes;
-		free(old->path);
-		free(old->canon);
-		*old = *r;
-		return 0;
-	}
-	if (check_new_rule(p, r, bytes, override, stop, err, errlen) == 0) {
+	if (raw || check_new_rule(p, r, bytes, stop, err, errlen) == 0) {
 		policy_append(p, r, bytes);
 		return 0;
 	}
@@ -338,7 +313,7 @@ static int take_rule(struct policy *p, struct rule *r, bool override,
 }
 
 int policy_add_lines(struct policy *p, const char *file, const char *buf,
-		     size_t len, bool override, policy_report_fn report,
+		     size_t len, bool raw, policy_report_fn report,
 		     void *ctx)
 {
 	const char *end = buf + len;
@@ -359,7 +334,7 @@ int policy_add_lines(struct policy *p, const char *file, const char *buf,
 		r.file = file;
 		r.line = line;
 		if (kind > 0 &&
-		    take_rule(p, &r, override, &stop, err, sizeof(err)) == 0)
+		    take_rule(p, &r, raw, &stop, err, sizeof(err)) == 0)
 			continue;
 		if (!report(ctx, file, line, err) || stop)
 			return -1;

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "hash.h"
 
@@ -28,7 +29,12 @@ struct rule {
 	bool optional;		/* "-" before it in a policy file: the path
 				 * may be missing */
 	char *path;		/* owned; the bytes of the path, unescaped */
-	char *canon;		/* owned; load: the path resolved, or NULL */
+	/* Set by rule_resolve (rules.h), for rule_same: */
+	char *canon;		/* owned; the path resolved, or NULL */
+	bool resolved;		/* it names an object, canon's */
+	dev_t dev;		/* st_dev and */
+	ino_t ino;		/* st_ino, if resolved */
+	int lookup_err;		/* else the errno of its lookup */
 	const char *file;	/* the policy file's name, not owned; or NULL */
 	unsigned int line;	/* line in the policy file, 0 if none */
 };
@@ -76,6 +82,12 @@ int path_unescape(const char *p, size_t len, char **out, char *err,
 char *path_escape(const char *raw);
 
 /*
+ * The first 64 of the len bytes of path, escaped (esc), with "..." if
+ * there are more: a path quoted in a message about a line.
+ */
+const char *path_short(const char *path, size_t len);
+
+/*
  * Whether r maps-executable-protects a tree that holds far more than
  * libraries ("/", "/etc", "/home", "/var", given canonical): any reader
  * that maps a file there executable blocks in-place writes to it.
@@ -106,22 +118,22 @@ typedef bool (*policy_report_fn)(void *ctx, const char *file,
  * Parse the text of the policy file named `file` (kept by pointer in each
  * rule; NULL for none) and append its rules to p, in time linear in len.
  * Each bad line is reported: a malformed line, a path the kernel would
- * refuse, two rules with the same path in one file (or in any of the
- * files added, unless override: then the rule of a later file replaces
- * the earlier one, as sysctl.d's do), and, without override, a rule past
- * the kernel's limits (POLICY_MAX_RULES, POLICY_MAX_BYTES), where parsing
- * stops.  With override the limits are the caller's to check, on what is
- * left once rules are resolved (load: optional rules on missing paths and
- * overridden ones do not count).  Returns 0 if no line was bad, 1 if bad
- * lines were skipped, -1 if it stopped (at a limit or when report said
- * so).
+ * refuse and, unless raw, two lines of one path (in one file or in any of
+ * the files added), which the kernel's rules file never has, and a rule
+ * past the kernel's limits (POLICY_MAX_RULES, POLICY_MAX_BYTES), where
+ * parsing stops.  With raw (the policy files that rules.c reads) every
+ * well-formed rule is taken: which rules are the same (rule_same,
+ * rules.h: by the object they name, which parsing cannot know) and the
+ * limits are the caller's, on the rules resolved.  Returns 0 if no line
+ * was bad, 1 if bad lines were skipped, -1 if it stopped (at a limit or
+ * when report said so).
  */
 int policy_add_lines(struct policy *p, const char *file, const char *buf,
-		     size_t len, bool override, policy_report_fn report,
+		     size_t len, bool raw, policy_report_fn report,
 		     void *ctx);
 
 /*
- * policy_add_lines without override that stops at the first bad line:
+ * policy_add_lines without raw that stops at the first bad line:
  * -1 with its 1-based number in *bad_line and the reason in err; p then
  * holds the rules before that line.
  */

@@ -280,3 +280,35 @@ bool dw_may_change(void)
 	cap_free(caps);
 	return v == CAP_SET;
 }
+
+int dw_need_mac_admin(const char *cmd)
+{
+	if (dw_may_change())
+		return 0;
+	return fail("%s: changing the policy needs CAP_MAC_ADMIN", cmd);
+}
+
+const char *dw_write_error(int err, const char *name)
+{
+	switch (err) {
+	case EPERM:
+		return "changing the policy needs CAP_MAC_ADMIN";
+	case EEXIST:
+		return "a rule for this path is already present";
+	case ENOENT:
+		if (strcmp(name, "del") == 0)
+			return "not present in the policy";
+		if (strcmp(name, "rules") == 0)
+			return "a path in the policy does not exist";
+		return strerror(err);
+	case EXDEV:
+		return "the path leads into another mount namespace's tree: "
+		       "name it by a path of this one";
+	case E2BIG:
+		return "the policy is too large for the kernel";
+	case ENAMETOOLONG:
+		return "path too long (at most 4095 bytes)";
+	default:
+		return strerror(err);
+	}
+}

@@ -67,4 +67,12 @@ int dw_read_gone(const struct dw *dw, struct policy *p);
 /* Whether this process has CAP_MAC_ADMIN in its effective set. */
 bool dw_may_change(void);
 
+/* For command cmd, which changes the policy: 0, or 1 (reported) without
+ * CAP_MAC_ADMIN. */
+int dw_need_mac_admin(const char *cmd);
+
+/* Why a write to the file name of the denywrite directory failed (err),
+ * in words. */
+const char *dw_write_error(int err, const char *name);
+
 #endif

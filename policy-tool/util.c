@@ -145,6 +145,11 @@ int write_once(int fd, const char *buf, size_t len)
 	return (size_t)r == len ? 0 : EIO;
 }
 
+const char *plural(size_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
 size_t utf8_len(const unsigned char *s)
 {
 	size_t n;

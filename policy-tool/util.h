@@ -53,6 +53,9 @@ void esc_release(void);
  */
 char *unesc(const char *s);
 
+/* one if n is 1, else many ("1 rule", "2 rules"). */
+const char *plural(size_t n, const char *one, const char *many);
+
 /* Length of the valid UTF-8 sequence at s (1 for ASCII), 0 if invalid. */
 size_t utf8_len(const unsigned char *s);
 

@@ -5,10 +5,10 @@
  * whether the file is protected and how many open files hold it or write
  * it; /proc says which processes those are, as far as we may look.
  */
-#include "commands.h"
 #include "json.h"
 #include "proc.h"
 #include "util.h"
+#include "why.h"
 
 #include <errno.h>
 #include <stdarg.h>

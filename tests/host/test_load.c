@@ -1128,6 +1128,139 @@ TEST(load_optional_rule_ignores_only_a_missing_path)
 	return 0;
 }
 
+/*
+ * "The same rule" is the object (rules.h): of the rules for one object,
+ * whatever names they use, the last file's stands, in the place of the
+ * first; in one file the first stands and the others are errors, even
+ * when a later file overrides the object.
+ */
+TEST(load_keeps_the_last_files_rule_for_an_object_in_the_place_of_the_first)
+{
+	char dir[PATH_MAX / 8], dir2[PATH_MAX / 8], link[PATH_MAX / 8 + 8];
+	char a[PATH_MAX], b[PATH_MAX], c[PATH_MAX], text[PATH_MAX];
+	char want[2 * PATH_MAX];
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1 };
+
+	make_target(dir, sizeof(dir));
+	make_target(dir2, sizeof(dir2));
+	snprintf(link, sizeof(link), "%s.link", dir);
+	CHECK(symlink(dir, link) == 0, "symlink");
+	/* a names DIR, b its link, c DIR again: c's rule stands, where
+	 * a's was */
+	snprintf(text, sizeof(text), "exec %s\nexec %s\n", dir, dir2);
+	policy_file(a, sizeof(a), text);
+	snprintf(text, sizeof(text), "lib %s\n", link);
+	policy_file(b, sizeof(b), text);
+	snprintf(text, sizeof(text), "all %s\n", dir);
+	policy_file(c, sizeof(c), text);
+	fake_default(&f);
+	NEEDS_CAP(&o, "load", a, b, c);
+	EXPECT(&o, 0, "loaded 2 rules from 3 files\n", "", "load", "--strict",
+	       a, b, c);
+	snprintf(want, sizeof(want), "all %s\nexec %s\n", dir, dir2);
+	CHECK_FAKE(&f, "rules", want);
+	/* a's second rule for DIR is an error, though b overrides both */
+	snprintf(text, sizeof(text), "exec %s\nlib %s\n", dir, link);
+	policy_file(a, sizeof(a), text);
+	snprintf(text, sizeof(text), "all %s\n", link);
+	policy_file(b, sizeof(b), text);
+	snprintf(want, sizeof(want), "denywritectl: load: %s:2: %s is the "
+		 "same as %s on line 1 (rule skipped)\n"
+		 "denywritectl: load: 1 part was skipped: the other rules are "
+		 "in force\n", a, link, dir);
+	EXPECT(&o, 6, "loaded 1 rule from 2 files\n", want, "load", a, b);
+	snprintf(want, sizeof(want), "all %s\n", link);
+	CHECK_FAKE(&f, "rules", want);
+	return 0;
+}
+
+/*
+ * A path named twice in one file is found where any two names of one
+ * object are, once the rules are resolved: said in the order of the
+ * lines with the paths that do not resolve, and --strict stops at the
+ * first of them.
+ */
+TEST(load_says_the_rules_it_drops_in_the_order_of_their_lines)
+{
+	char dir[PATH_MAX / 4], text[2 * PATH_MAX], want[4 * PATH_MAX];
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1, .input = text };
+
+	make_target(dir, sizeof(dir));
+	snprintf(text, sizeof(text), "lib %s/missing\nexec %s\nexec %s\n"
+		 "lib %s/.\n", dir, dir, dir, dir);
+	fake_init(&f, "capability", "");	/* not active: no diff */
+	snprintf(want, sizeof(want), "denywritectl: load: <stdin>:1: "
+		 "%s/missing: No such file or directory\n", dir);
+	EXPECT(&o, 1, "", want, "load", "--strict", "--dry-run", "-");
+	snprintf(want, sizeof(want), "denywritectl: load: <stdin>:1: "
+		 "%s/missing: No such file or directory (rule skipped)\n"
+		 "denywritectl: load: <stdin>:3: a rule for %s is already on "
+		 "line 2 (rule skipped)\n"
+		 "denywritectl: load: <stdin>:4: %s/. is the same as %s on "
+		 "line 2 (rule skipped)\n"
+		 "denywritectl: load: 3 parts were skipped: the other rules are "
+		 "valid\n", dir, dir, dir, dir);
+	EXPECT(&o, 6, "checked 1 rule from 1 file (dry run: nothing "
+	       "loaded)\n", want, "load", "--check", "-");
+	return 0;
+}
+
+/*
+ * Two hard links of a file are one object, so one rule: diff and list
+ * --sources pair the kernel's rule by one name with the files' rule by
+ * the other, add --persist edits the line of the other name, and del
+ * --persist finds the rule still in another file by the other name.
+ */
+TEST(hard_links_of_a_file_are_one_rule_for_diff_sources_and_persist)
+{
+	char root[PATH_MAX / 4], dir[PATH_MAX / 4], bin[PATH_MAX / 4 + 8];
+	char other[PATH_MAX / 4 + 8], local[PATH_MAX], vendor[PATH_MAX];
+	char text[2 * PATH_MAX], want[4 * PATH_MAX], got[2 * PATH_MAX];
+	char *real;
+	struct fake f;
+	struct opts o = { .sfs = &f, .uid = -1 };
+
+	make_tmpdir(root, sizeof(root), "root");
+	real = realpath(root, NULL);
+	snprintf(root, sizeof(root), "%s", real);
+	free(real);
+	make_target(dir, sizeof(dir));
+	snprintf(bin, sizeof(bin), "%s/bin", dir);
+	snprintf(other, sizeof(other), "%s/other", dir);
+	CHECK(link(bin, other) == 0, "link");
+	snprintf(vendor, sizeof(vendor), "%s/usr/lib/" RULES_D "/50-x.rules",
+		 root);
+	snprintf(text, sizeof(text), "exec /\nexec %s\n", bin);
+	tree_file(root, "usr/lib/" RULES_D "/50-x.rules", text);
+	snprintf(text, sizeof(text), "exec /\nexec %s\n", other);
+	fake_init(&f, "denywrite", text);
+	EXPECT(&o, 0, "", "", "diff", "--root", root);
+	snprintf(want, sizeof(want), "%s:1: exec /\n%s:2: exec %s\n", vendor,
+		 vendor, other);
+	EXPECT(&o, 0, want, "", "list", "--sources", "--root", root);
+	/* 90-local.rules has the rule by the other name */
+	local_rules(local, sizeof(local), root);
+	snprintf(text, sizeof(text), "# mine\nlib %s\n", other);
+	write_file(local, text);
+	fake_default(&f);
+	NEEDS_CAP(&o, "add", "--persist", bin);
+	EXPECT(&o, 0, "", "", "add", "--persist", "--root", root, "--exec",
+	       bin);
+	snprintf(want, sizeof(want), "# mine\nexec %s\n", bin);
+	CHECK(file_is(local, want, got, sizeof(got)), "90-local.rules: %s", got);
+	snprintf(text, sizeof(text), "exec /\nexec %s\n", bin);
+	fake_file(&f, "rules", text);
+	snprintf(want, sizeof(want), "denywritectl: del: %s: still in %s:2, "
+		 "which load reads: remove it there (or override it in a "
+		 "later file)\n", bin, vendor);
+	EXPECT(&o, 1, "", want, "del", "--persist", "--root", root, bin);
+	CHECK(file_is(local, "# mine\n", got, sizeof(got)),
+	      "90-local.rules after del: %s", got);
+	return 0;
+}
+
 const struct test load_tests[] = {
 	T(load_writes_the_whole_policy_and_says_how_much),
 	T(load_quiet_prints_nothing),
@@ -1165,5 +1298,8 @@ const struct test load_tests[] = {
 	T(load_skips_fifo_rules_file),
 	T(load_skips_a_rules_d_that_is_not_a_directory_unless_strict),
 	T(load_optional_rule_ignores_only_a_missing_path),
+	T(load_keeps_the_last_files_rule_for_an_object_in_the_place_of_the_first),
+	T(load_says_the_rules_it_drops_in_the_order_of_their_lines),
+	T(hard_links_of_a_file_are_one_rule_for_diff_sources_and_persist),
 	{ NULL, NULL },
 };
