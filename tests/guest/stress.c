@@ -75,9 +75,9 @@ static char bindir[PATH_MAX];
  * close (the case without flips: 16 close of 37): it gets 12 s, and so
  * does the case without flips, which judged 3 close rounds of 10 in 8 s
  * on a host busy with two kernel builds.  rule_churn counts runs during
- * which a rule
- * changed (7 to 14 seen) and torn_exec rounds where a side was refused (4
- * to 15; its window is the narrow one before them): at least 3.
+ * which a rule changed (7 to 14 seen) and torn_exec rounds where a side
+ * was refused (4 to 15; its window is the narrow one before them): at
+ * least 3.
  * refused_uses_vs_open_writer counts refused mappings and execs: 1508 to
  * 2271 in 4 s; the code before the claims failed 17 writes in 2271 of
  * them.  At least 500.  one_file_mapped_by_threads_at_once ran 165 rounds
