@@ -684,7 +684,7 @@ static u16 policy_root_alone(const struct denywrite_policy *policy)
 /* Note in @ch the policy in force now. */
 static void change_note_locked(struct denywrite_policy_change *ch)
 {
-	const struct denywrite_policy *policy = policy_locked();
+	const struct denywrite_policy *policy;
 	static const u8 empty[SHA256_DIGEST_SIZE] = {
 		0xe3, 0xb0, 0xc4, 0x42, 0x98, 0xfc, 0x1c, 0x14,
 		0x9a, 0xfb, 0xf4, 0xc8, 0x99, 0x6f, 0xb9, 0x24,
@@ -692,6 +692,8 @@ static void change_note_locked(struct denywrite_policy_change *ch)
 		0xa4, 0x95, 0x99, 0x1b, 0x78, 0x52, 0xb8, 0x55,
 	};
 
+	lockdep_assert_held(&denywrite_policy_mutex);
+	policy = policy_locked();
 	ch->count = policy ? policy->count : 0;
 	memcpy(ch->sha256, policy ? policy->sha256 : empty, sizeof(ch->sha256));
 }
@@ -734,6 +736,7 @@ static int policy_publish_locked(struct denywrite_policy *policy,
 {
 	int err = PTR_ERR_OR_ZERO(policy);
 
+	lockdep_assert_held(&denywrite_policy_mutex);
 	if (!err) {
 		err = denywrite_policy_finish(policy);
 		if (err)
@@ -752,6 +755,7 @@ static void gone_clear_locked(void)
 {
 	size_t i;
 
+	lockdep_assert_held(&denywrite_policy_mutex);
 	for (i = 0; i < ARRAY_SIZE(gone); i++) {
 		kfree(gone[i]);
 		gone[i] = NULL;
@@ -942,6 +946,7 @@ static void gone_add_locked(const struct denywrite_rule *rule)
 	size_t slot = gone_count++ % DENYWRITE_GONE_MAX;
 	int len = denywrite_rule_format(rule, NULL, 0);
 
+	lockdep_assert_held(&denywrite_policy_mutex);
 	kfree(gone[slot]);
 	gone[slot] = kmalloc(len + 1, GFP_KERNEL);
 	if (gone[slot])
