@@ -274,7 +274,7 @@ int denywrite_refuse_writer(struct file *file)
  * denies (among others, maybe: exec's, kernel_read_file()'s), before any
  * hook that decides: the refusal is counted and logged here.  The record
  * names the path of the file that holds the inode (the running program,
- * the mapped library) if its slot has one, else @path.  A denying hold
+ * the mapped library) if its inode names one, else @path.  A denying hold
  * exists in enforce mode only, and a moment after the switch to audit:
  * nothing is recorded then.
  */
@@ -286,7 +286,7 @@ void denywrite_record_denied(const struct path *path, bool truncate)
 
 	if (denywrite_get_mode() != DENYWRITE_MODE_ENFORCE)
 		return;
-	file = denywrite_inode_get_slot_file(d_inode(path->dentry));
+	file = denywrite_inode_get_holder(d_inode(path->dentry));
 	if (file) {
 		refuse(op, file, NULL, file_user_path(file));
 		fput(file);

@@ -3,9 +3,12 @@
  * denywrite: LSM hooks
  *
  * Rules are evaluated only when a file is executed or mapped executable;
- * the writer side is a counter test.  Each hook but file_release and
- * sb_delete returns at once in mode off (see mode.c); the others find out
- * what happens and leave the decision, and the mode, to decide.c.
+ * the writer side is a counter test.  In mode off (see mode.c) each hook
+ * returns at once but file_release, bprm_committing_creds and sb_delete,
+ * which drop what there is in every mode, and mmap_file and file_mprotect,
+ * which first note a shared writable mapping of a tmpfs or memfd file
+ * (its pins outlive the mode).  The hooks find out what happens and leave
+ * the decision, and the mode, to decide.c.
  *
  * Protection is taken:
  * - in file_post_open, for the files the kernel opens to execute them
@@ -151,8 +154,14 @@ static int hook_file_post_open(struct file *file, int mask)
  */
 static void hook_write_access_denied(const struct path *path, bool truncate)
 {
-	if (denywrite_is_off() ||
-	    !atomic_read(&denywrite_inode(d_inode(path->dentry))->denials))
+	if (denywrite_is_off())
+		return;
+	/*
+	 * get_write_access() read i_writecount negative: a denial made after
+	 * its count was raised (inode_deny()) is counted when read after.
+	 */
+	smp_rmb();
+	if (!atomic_read(&denywrite_inode(d_inode(path->dentry))->denials))
 		return;
 	denywrite_record_denied(path, truncate);
 }
@@ -457,7 +466,7 @@ static int hook_file_ioctl(struct file *file, unsigned int cmd,
 
 static void hook_file_release(struct file *file)
 {
-	if (denywrite_inode_tracked(file_inode(file)))
+	if (denywrite_file_is_protected(file))
 		denywrite_file_release(file);
 }
 

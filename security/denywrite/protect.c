@@ -10,14 +10,13 @@
  * referenced by mm->exe_file and by its mappings, a mapped library by its
  * mappings, and fork() shares those references.
  *
- * Files that are never protected (nearly all of them) carry nothing: no
- * file blob, no allocation at open.  A hold is recorded in the slot of its
- * inode's blob when that is free and the file is not stacked, which is the
- * common case of an inode held by one file at a time (a program, a library
- * mapped by one process, a file mapped and unmapped again and again); the
- * other holds, of a library that many processes opened each for itself,
- * go into a hash table keyed by the file.  A file whose inode has no
- * holder at all is never looked up.
+ * A hold is recorded in the file's own security blob: its flags, the
+ * second inode it holds, and its place on a list of held files, one list
+ * a CPU, so that the switches of the mode can find every hold.  Taking a
+ * hold is the inode's counts, a cmpxchg() of the blob's flags and a list
+ * insertion under the list's lock; dropping it, the list's lock and the
+ * counts.  Nothing is allocated, nothing is looked up, however many files
+ * hold one inode.
  *
  * On a stacked filesystem (overlayfs, FUSE passthrough) two files stand
  * for one: the file the process opened, on the stacking inode, and the
@@ -29,8 +28,8 @@
  * (mmap_backing_file), which lasts as long as the mapping does.
  *
  * In audit mode, writes through a file that was let through are logged
- * once for that file: the file is marked in a second table, so that a
- * writer of a protected file cannot flood the log.
+ * once for that file: its blob records that it was, so that a writer of a
+ * protected file cannot flood the log.
  *
  * There are two kinds of hold.  A denying hold (enforce mode, a rule
  * without "ignore-writers") is exec's own denial: deny_write_access() makes
@@ -62,14 +61,14 @@
 #include <linux/dcache.h>
 #include <linux/file.h>
 #include <linux/fs.h>
-#include <linux/rhashtable.h>
+#include <linux/list.h>
 #include <linux/mm.h>
+#include <linux/percpu.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/shmem_fs.h>
 #include <linux/spinlock.h>
 #include <linux/xarray.h>
-#include <linux/slab.h>
-#include <kunit/visibility.h>
 
 #include "protect.h"
 
@@ -88,58 +87,29 @@
  * only (denywrite_protect_relax()).
  */
 #define HOLD_DENIED	2
-/* The HOLD_* bits, in the low bits of a slot beside the file pointer. */
+/* The bits of a hold, in a file blob's flags beside DENYWRITE_FILE_HELD. */
 #define HOLD_FLAGS	(BIT(HOLD_CHECKED) | BIT(HOLD_TRANSIENT) | \
 			 BIT(HOLD_DENIED))
 
 /**
- * struct denywrite_hold - a file that holds its inodes, in the holds table
- * @node: in the holds table
- * @file: the file, the key
- * @inodes: the inodes held: the file's, and for a counted hold the other
- *          one of a stacked file (see hold_inodes()) or NULL
- * @flags: HOLD_* bits, changed with atomic bit operations
- * @rcu: to free it after lookups under RCU
+ * struct denywrite_held - the files that hold their inodes, of one CPU
+ * @lock: taken to add a file, to drop its hold (at its release, or by a
+ *        mode switch), and by the switch to audit mode to change its kind
+ * @files: the files, by the &denywrite_file.node of their blobs
  */
-struct denywrite_hold {
-	struct rhash_head node;
-	struct file *file;
-	const struct inode *inodes[2];
-	unsigned long flags;
-	struct rcu_head rcu;
+struct denywrite_held {
+	spinlock_t lock;	/* protects @files and their holds */
+	struct list_head files;
 };
 
-static const struct rhashtable_params hold_params = {
-	.key_len = sizeof(struct file *),
-	.key_offset = offsetof(struct denywrite_hold, file),
-	.head_offset = offsetof(struct denywrite_hold, node),
-	.automatic_shrinking = true,
-};
-
-/**
- * struct denywrite_mark - a file whose writes were audited once
- * @node: in the marks table
- * @file: the file, the key
- * @inode: its inode
- * @rcu: to free it after lookups under RCU
- */
-struct denywrite_mark {
-	struct rhash_head node;
-	struct file *file;
-	const struct inode *inode;
-	struct rcu_head rcu;
-};
-
-static const struct rhashtable_params mark_params = {
-	.key_len = sizeof(struct file *),
-	.key_offset = offsetof(struct denywrite_mark, file),
-	.head_offset = offsetof(struct denywrite_mark, node),
-	.automatic_shrinking = true,
-};
-
-static struct rhashtable holds, marks;
-static struct kmem_cache *hold_cache __ro_after_init;
+static DEFINE_PER_CPU(struct denywrite_held, held_files);
 static atomic_long_t protected_inodes = ATOMIC_LONG_INIT(0);
+
+/*
+ * The generation of the marks of audit mode: raised when the mode goes
+ * off, so that the marks go with the holds (0 is no mark).
+ */
+static unsigned int generation = 1;
 
 /*
  * Holds and marks are taken only while this is set, that is, while the
@@ -155,18 +125,13 @@ static bool tracking_on(void)
 }
 
 /*
- * A file's hold is in its inode's slot or in the table, found in that
- * order; the slot is taken with cmpxchg() when it is free, the table dedups
- * its entries.  Two threads that protect one file at the same time record
- * it once: the one that finds the other's record drops its own hold on the
- * inodes.  One race leaves a file with a hold in each place (a thread went
- * to the table because another file had the slot, which a second thread
- * found free a moment later); both are dropped when the file is released,
- * and the file is held, as it should be, until then.  A record is changed
- * only by the threads that protect its file and by the switch to audit
- * mode, with atomic operations, and removed only when its file is
- * released, when the mode goes off, and for a transient hold or the
- * binary binfmt_misc hands on by the exec that opened the file.
+ * A file's hold is taken by the protector whose cmpxchg() sets its flags
+ * from 0; another protector of the file racing it (two threads mapping one
+ * file) drops the hold on the inodes it took meanwhile, and updates the
+ * winner's.  The flags are changed only by the protectors of the file and
+ * by the switch to audit mode, with atomic operations, and cleared only
+ * when the file is released, when the mode goes off, and for a transient
+ * hold or the binary binfmt_misc hands on by the exec that opened it.
  */
 
 /*
@@ -261,27 +226,30 @@ static void inode_unhold(const struct inode *inode)
 
 /*
  * A denying hold of @inode: exec's own denial of write access
- * (deny_write_access()), which fails at once, leaving nothing behind, if
- * the inode is open for writing; then no new writer gets in
- * (get_write_access() fails) until inode_undeny().
+ * (deny_write_access()), which fails at once if the inode is open for
+ * writing; then no new writer gets in (get_write_access() fails) until
+ * inode_undeny().  The denial is counted before it is made, so that every
+ * writer it refuses finds it counted (hook_write_access_denied()); a
+ * denial that fails uncounts it, and leaves nothing on i_writecount.
  */
 static int inode_deny(const struct inode *inode)
 {
 	atomic_t *count = &((struct inode *)inode)->i_writecount;
 
-	if (!atomic_dec_unless_positive(count))
-		return -ETXTBSY;
-	if (!count_hold(&denywrite_inode(inode)->denials)) {
-		atomic_inc(count);
+	if (!count_hold(&denywrite_inode(inode)->denials))
 		return -EOVERFLOW;
+	/* Fully ordered: after the count, as a refused writer reads them. */
+	if (!atomic_dec_unless_positive(count)) {
+		count_unhold(&denywrite_inode(inode)->denials);
+		return -ETXTBSY;
 	}
 	return 0;
 }
 
 /*
- * Drop a denying hold of @inode: i_writecount first, so that a writer the
- * open hook refuses because it still sees the denial is refused at a point
- * where the VFS would have refused it too.
+ * Drop a denying hold of @inode: i_writecount first, then its count, so
+ * that a writer refused before finds the count still up unless it reads it
+ * after both (a refusal as the last hold goes: not counted).
  */
 static void inode_undeny(const struct inode *inode)
 {
@@ -396,59 +364,26 @@ static bool has_writers(const struct inode *const inodes[2],
 	return false;
 }
 
-static bool slot_has(unsigned long slot, const struct file *file)
-{
-	return (slot & ~HOLD_FLAGS) == (unsigned long)file;
-}
-
-/* The entry of @file in the holds table, or NULL. */
-static noinline struct denywrite_hold *hold_lookup(struct file *file)
-{
-	return rhashtable_lookup_fast(&holds, &file, hold_params);
-}
-
 /*
- * The flags of @file's hold (in its inode's slot, or in its entry of the
- * table), or NULL if it has none.  A record is never removed while its
- * file may still be protected, so a record found by a thread that protects
- * the file stays; a file with no record may get one at any time.
+ * The flags of @file's hold, or NULL if it has none.  A hold is never
+ * dropped while its file may still be protected, so a hold found by a
+ * thread that protects the file stays; a file with no hold may get one at
+ * any time.
  */
-static inline unsigned long *hold_find(struct file *file)
+static unsigned long *hold_find(struct file *file)
 {
-	struct denywrite_inode *blob = denywrite_inode(file_inode(file));
-	struct denywrite_hold *hold;
+	struct denywrite_file *blob = denywrite_file(file);
 
-	if (!atomic_read(&blob->holders) && !atomic_read(&blob->denials))
-		return NULL;
-	if (slot_has(READ_ONCE(blob->slot), file))
-		return &blob->slot;
-	hold = hold_lookup(file);
-	return hold ? &hold->flags : NULL;
-}
-
-/* The hold in the table whose flags @flags are, or NULL for a slot. */
-static struct denywrite_hold *hold_entry(struct file *file,
-					 unsigned long *flags)
-{
-	if (flags == &denywrite_inode(file_inode(file))->slot)
-		return NULL;
-	return container_of(flags, struct denywrite_hold, flags);
-}
-
-/* The inodes that the hold of @file, whose flags are @flags, holds. */
-static void held_inodes(struct file *file, unsigned long *flags,
-			const struct inode *inodes[2])
-{
-	struct denywrite_hold *hold = hold_entry(file, flags);
-
-	inodes[0] = file_inode(file);
-	inodes[1] = hold ? hold->inodes[1] : NULL;
+	return READ_ONCE(blob->flags) & DENYWRITE_FILE_HELD ? &blob->flags :
+							      NULL;
 }
 
 /*
  * Another protection of a held file: confirm it, check its writers.  With
  * DENYWRITE_HOLD_KEEP_BUSY, writers found are reported once, and the file
- * stays held.
+ * stays held.  The writers are looked for on every inode a counted hold
+ * of @file would hold: the thread that took the hold may not have recorded
+ * which ones it holds yet.
  */
 static int hold_update(struct file *file, unsigned long *flags,
 		       enum denywrite_writers writers, unsigned int hold)
@@ -459,7 +394,7 @@ static int hold_update(struct file *file, unsigned long *flags,
 	if (!(hold & DENYWRITE_HOLD_TRANSIENT))
 		clear_bit(HOLD_TRANSIENT, flags);
 	if (writers == DENYWRITE_WRITERS_CHECK && !test_bit(HOLD_CHECKED, flags)) {
-		held_inodes(file, flags, inodes);
+		hold_inodes(file, inodes);
 		if (has_writers(inodes, writers))
 			err = -ETXTBSY;
 		if (err && !(hold & DENYWRITE_HOLD_KEEP_BUSY))
@@ -480,70 +415,50 @@ static void hold_undo(const struct inode *const inodes[2], unsigned long flags)
 }
 
 /*
- * Record the hold of @file on @inodes in the table, after another file
- * took the slot or for a stacked file.  Called in the RCU read-side
- * section of denywrite_file_protect(), which it leaves to allocate: the
- * hold is counted already, so that denywrite_protect_stop() leaves
- * file_release on; it is recorded only if holds may still be taken.
+ * Name @file in its inode's blob for the records of refused writers.  Not
+ * a backing file: it is freed without a grace period, and the name is
+ * read under RCU (denywrite_inode_get_holder()).
  */
-static int hold_insert(struct file *file, const struct inode *const inodes[2],
-		       unsigned long flags, enum denywrite_writers writers,
-		       unsigned int how)
+static void namer_set(struct file *file)
 {
-	struct denywrite_hold *hold, *old;
+	if (!(file->f_mode & FMODE_BACKING))
+		WRITE_ONCE(denywrite_inode(file_inode(file))->namer, file);
+}
 
-	rcu_read_unlock();
-	hold = kmem_cache_zalloc(hold_cache, GFP_KERNEL);
-	rcu_read_lock();
-	if (!hold) {
-		hold_undo(inodes, flags);
-		return -ENOMEM;
-	}
-	if (!tracking_on()) {
-		kmem_cache_free(hold_cache, hold);
-		hold_undo(inodes, flags);
-		return 0;
-	}
-	hold->file = file;
-	hold->inodes[0] = inodes[0];
-	hold->inodes[1] = inodes[1];
-	hold->flags = flags;
-	old = rhashtable_lookup_get_insert_fast(&holds, &hold->node,
-						hold_params);
-	if (!old)
-		return 0;
-	kmem_cache_free(hold_cache, hold);
-	hold_undo(inodes, flags);
-	if (IS_ERR(old))
-		return PTR_ERR(old);
-	return hold_update(file, &old->flags, writers, how);
+static void namer_clear(struct file *file)
+{
+	struct denywrite_inode *blob = denywrite_inode(file_inode(file));
+
+	if (READ_ONCE(blob->namer) == file)
+		cmpxchg(&blob->namer, file, NULL);
 }
 
 /*
- * Record the hold of @file, of the kind and with the flags @flags: in the
- * slot of its inode if that is free and the hold is on one inode (no
- * allocation, no table), else in the table.  A backing file goes to the
- * table: it is freed without a grace period, and the slot's file is read
- * under RCU (denywrite_inode_get_slot_file()).  If another thread recorded
- * a hold of @file first, drop ours and update that one.
+ * Record the hold of @file on @inodes, of the kind and with the flags
+ * @flags, in the file's blob, and put the file on this CPU's list.  If
+ * another thread recorded a hold of @file first, drop ours and update
+ * that one.
  */
 static int hold_record(struct file *file, const struct inode *const inodes[2],
 		       unsigned long flags, enum denywrite_writers writers,
 		       unsigned int hold)
 {
-	struct denywrite_inode *blob;
-	unsigned long slot;
+	struct denywrite_file *blob = denywrite_file(file);
+	struct denywrite_held *held;
 
-	if (inodes[1] || (file->f_mode & FMODE_BACKING))
-		return hold_insert(file, inodes, flags, writers, hold);
-	blob = denywrite_inode(inodes[0]);
-	slot = cmpxchg(&blob->slot, 0, (unsigned long)file | flags);
-	if (!slot)
-		return 0;
-	if (!slot_has(slot, file))
-		return hold_insert(file, inodes, flags, writers, hold);
-	hold_undo(inodes, flags);
-	return hold_update(file, &blob->slot, writers, hold);
+	if (cmpxchg(&blob->flags, 0, flags | DENYWRITE_FILE_HELD)) {
+		hold_undo(inodes, flags);
+		return hold_update(file, &blob->flags, writers, hold);
+	}
+	blob->file = file;
+	blob->other = inodes[1];
+	blob->cpu = raw_smp_processor_id();
+	held = per_cpu_ptr(&held_files, blob->cpu);
+	spin_lock(&held->lock);
+	list_add(&blob->node, &held->files);
+	spin_unlock(&held->lock);
+	namer_set(file);
+	return 0;
 }
 
 /*
@@ -619,8 +534,8 @@ static int hold_take(struct file *file, enum denywrite_writers writers,
  * are.  A protector that read enforce mode before the mode went to audit
  * takes a counted hold: see denywrite_protect_relax().
  *
- * Return: 0, -ETXTBSY, -ENOMEM, or -EOVERFLOW if the inode has as many
- * holders as a count can take.
+ * Return: 0, -ETXTBSY, or -EOVERFLOW if the inode has as many holders (or
+ * i_writecount as many denials) as a count can take.
  */
 int denywrite_file_protect(struct file *file, enum denywrite_writers writers,
 			   unsigned int hold)
@@ -631,7 +546,7 @@ int denywrite_file_protect(struct file *file, enum denywrite_writers writers,
 	if (!S_ISREG(file_inode(file)->i_mode))
 		return 0;
 	/*
-	 * Holds are taken and their records changed only in a read-side
+	 * Holds are taken and their flags changed only in a read-side
 	 * section that saw tracking set: see denywrite_protect_stop().
 	 */
 	rcu_read_lock();
@@ -650,40 +565,25 @@ int denywrite_file_protect(struct file *file, enum denywrite_writers writers,
 }
 
 /**
- * denywrite_file_held - does @file, whose inode is held, hold it?
- * @file: the file
- *
- * The lookup behind denywrite_file_is_protected().
- *
- * Return: true if @file was executed or mapped executable under a rule.
- */
-bool denywrite_file_held(struct file *file)
-{
-	return hold_find(file);
-}
-
-/**
- * denywrite_inode_get_slot_file - an open file of @inode, from its slot
+ * denywrite_inode_get_holder - an open file that holds @inode
  * @inode: a held inode
  *
- * For the record of a refusal where the refused operation has no file: the
- * file in the slot is the one that runs or maps @inode, and its path names
- * it.  The slot holds no reference.  A file of the slot is never a backing
- * file (see hold_record()), so its memory stays a struct file for a grace
- * period after it is freed (SLAB_TYPESAFE_BY_RCU), and may be reused
- * meanwhile: the reference is taken only if the count is not zero, and
- * kept only if the file is still one of @inode.
+ * For the record of a refused writer: the file that runs or maps @inode,
+ * whose path names it.  The inode's blob names it without a reference.  A
+ * named file is never a backing file (see namer_set()), so its memory
+ * stays a struct file for a grace period after it is freed
+ * (SLAB_TYPESAFE_BY_RCU), and may be reused meanwhile: the reference is
+ * taken only if the count is not zero, and kept only if the file is still
+ * one of @inode.
  *
  * Return: a referenced file of @inode (fput() it), or NULL.
  */
-struct file *denywrite_inode_get_slot_file(struct inode *inode)
+struct file *denywrite_inode_get_holder(struct inode *inode)
 {
-	unsigned long slot;
 	struct file *file;
 
 	rcu_read_lock();
-	slot = READ_ONCE(denywrite_inode(inode)->slot);
-	file = (struct file *)(slot & ~HOLD_FLAGS);
+	file = READ_ONCE(denywrite_inode(inode)->namer);
 	if (file && !atomic_long_inc_not_zero(&file->f_count))
 		file = NULL;
 	rcu_read_unlock();
@@ -702,83 +602,59 @@ struct file *denywrite_inode_get_slot_file(struct inode *inode)
  */
 bool denywrite_file_transient(struct file *file)
 {
-	unsigned long *flags;
-	bool transient;
+	unsigned long flags = READ_ONCE(denywrite_file(file)->flags);
 
-	rcu_read_lock();
-	flags = hold_find(file);
-	transient = flags && test_bit(HOLD_TRANSIENT, flags);
-	rcu_read_unlock();
-	return transient;
+	return (flags & DENYWRITE_FILE_HELD) && (flags & BIT(HOLD_TRANSIENT));
 }
 
-/* Drop the hold of @inode that a slot recorded, with the slot's @flags. */
-static void slot_undo(const struct inode *inode, unsigned long flags)
+/*
+ * Take @file's hold off its list, if it is still there and @transient_only
+ * does not spare it: its flags, or 0 if there was nothing to drop.  Under
+ * the list's lock, so that a hold is dropped once, by its release or a
+ * mode switch, and changed by the switch to audit mode before or after,
+ * never meanwhile.
+ */
+static unsigned long hold_unlist(struct file *file, bool transient_only)
 {
-	const struct inode *inodes[2] = { inode };
+	struct denywrite_file *blob = denywrite_file(file);
+	struct denywrite_held *held = per_cpu_ptr(&held_files, blob->cpu);
+	unsigned long flags = 0;
 
+	spin_lock(&held->lock);
+	if (!list_empty(&blob->node) &&
+	    (!transient_only || test_bit(HOLD_TRANSIENT, &blob->flags))) {
+		list_del_init(&blob->node);
+		flags = blob->flags;
+		WRITE_ONCE(blob->flags, 0);
+	}
+	spin_unlock(&held->lock);
+	return flags;
+}
+
+/* Drop @file's hold, whose flags were @flags, off its inodes. */
+static void hold_drop(struct file *file, unsigned long flags)
+{
+	const struct inode *inodes[2] = {
+		file_inode(file), denywrite_file(file)->other
+	};
+
+	namer_clear(file);
 	hold_undo(inodes, flags);
 }
 
 /*
- * Drop the hold of @file in the slot of its inode, @blob, which @slot
- * was read from, unless denywrite_protect_stop() dropped it first.  The
- * switch to audit mode may change the slot's flags meanwhile: read again.
- */
-static void slot_drop(struct file *file, struct denywrite_inode *blob,
-		      unsigned long slot)
-{
-	while (slot_has(slot, file)) {
-		if (try_cmpxchg(&blob->slot, &slot, 0)) {
-			slot_undo(file_inode(file), slot);
-			return;
-		}
-	}
-}
-
-/*
- * Drop a hold of the table, unless another thread removed it first.  The
- * switch to audit mode and this test the kind with test_and_clear_bit():
- * whoever clears HOLD_DENIED undoes the denial.
- */
-static void table_remove(struct denywrite_hold *hold)
-{
-	if (rhashtable_remove_fast(&holds, &hold->node, hold_params))
-		return;
-	if (test_and_clear_bit(HOLD_DENIED, &hold->flags))
-		inodes_undeny(hold->inodes);
-	else
-		inodes_unhold(hold->inodes);
-	kfree_rcu(hold, rcu);
-}
-
-/* Drop the hold of @file in the table, if it has one (and is transient). */
-static noinline void table_drop(struct file *file, bool transient_only)
-{
-	struct denywrite_hold *hold;
-
-	rcu_read_lock();
-	hold = rhashtable_lookup(&holds, &file, hold_params);
-	if (hold && (!transient_only || test_bit(HOLD_TRANSIENT, &hold->flags)))
-		table_remove(hold);
-	rcu_read_unlock();
-}
-
-/*
- * Drop @file's holds, in its inode's slot and in the table, or only a
- * transient one.  Called by the one thread that may still protect @file,
- * or by none.
+ * Drop @file's hold, or only a transient one.  Called by the one thread
+ * that may still protect @file, or by none.
  */
 static void file_drop(struct file *file, bool transient_only)
 {
-	struct denywrite_inode *blob = denywrite_inode(file_inode(file));
-	unsigned long slot = READ_ONCE(blob->slot);
+	unsigned long flags;
 
-	if (slot_has(slot, file) &&
-	    (!transient_only || (slot & BIT(HOLD_TRANSIENT))))
-		slot_drop(file, blob, slot);
-	if (denywrite_inode_held(file_inode(file)))
-		table_drop(file, transient_only);
+	if (!denywrite_file_is_protected(file))
+		return;
+	flags = hold_unlist(file, transient_only);
+	if (flags)
+		hold_drop(file, flags);
 }
 
 /**
@@ -808,81 +684,34 @@ void denywrite_file_drop(struct file *file)
  * denywrite_file_mark_audited - mark @file as a writer already audited
  * @file: a file whose write is let through in audit mode
  *
+ * A mark lasts until the mode goes off.  Two writers that race through
+ * one file may both be logged.
+ *
  * Return: true if it was not marked before (or cannot be: log it then).
  */
 bool denywrite_file_mark_audited(struct file *file)
 {
-	atomic_t *count = &denywrite_inode(file_inode(file))->marks;
-	struct denywrite_mark *mark, *old;
+	struct denywrite_file *blob = denywrite_file(file);
+	unsigned int gen;
+	bool first;
 
-	rcu_read_lock();
-	old = atomic_read(count) ?
-	      rhashtable_lookup(&marks, &file, mark_params) : NULL;
-	rcu_read_unlock();
-	if (old)
-		return false;
-	mark = kzalloc(sizeof(*mark), GFP_KERNEL_ACCOUNT);
-	if (!mark)
-		return true;
-	mark->file = file;
-	mark->inode = file_inode(file);
 	/* As in denywrite_file_protect(). */
 	rcu_read_lock();
-	if (!tracking_on()) {
-		rcu_read_unlock();
-		kfree(mark);
-		return true;
-	}
-	if (count_inc(count) < 0) {
-		rcu_read_unlock();
-		kfree(mark);
-		return true;
-	}
-	old = rhashtable_lookup_get_insert_fast(&marks, &mark->node,
-						mark_params);
-	if (old)
-		atomic_dec(count);
+	gen = READ_ONCE(generation);
+	first = !tracking_on() || xchg(&blob->marked, gen) != gen;
 	rcu_read_unlock();
-	if (!old)
-		return true;
-	kfree(mark);
-	return IS_ERR(old);
-}
-
-/* Drop a mark, unless another thread removed it first. */
-static void mark_remove(struct denywrite_mark *mark)
-{
-	if (rhashtable_remove_fast(&marks, &mark->node, mark_params))
-		return;
-	atomic_dec(&denywrite_inode(mark->inode)->marks);
-	kfree_rcu(mark, rcu);
-}
-
-static noinline void mark_drop(struct file *file)
-{
-	struct denywrite_mark *mark;
-
-	rcu_read_lock();
-	mark = rhashtable_lookup(&marks, &file, mark_params);
-	if (mark)
-		mark_remove(mark);
-	rcu_read_unlock();
+	return first;
 }
 
 /**
- * denywrite_file_release - drop @file's hold and mark, if it has them
+ * denywrite_file_release - drop @file's hold, if it has one
  * @file: a file whose last reference is going; its inodes are still alive
+ *
+ * The last reference is gone: no other thread can protect @file any more.
  */
 void denywrite_file_release(struct file *file)
 {
-	/*
-	 * The last reference is gone: no other thread can protect @file any
-	 * more.  The slot first, for nearly every held file is there; then
-	 * the table, if the inode is still held.
-	 */
 	file_drop(file, false);
-	if (atomic_read(&denywrite_inode(file_inode(file))->marks))
-		mark_drop(file);
 }
 
 /**
@@ -907,136 +736,18 @@ void denywrite_protect_start(void)
 }
 
 /*
- * Call @fn for every inode of @sb whose slot holds a file.  An inode on the
- * list is not freed (evict() takes it off first), so its blob can be read
- * under s_inode_list_lock.  The list can hold millions of inodes: when the
- * CPU is wanted, the walk pins the inode it stands on, lets the lock go
- * and reschedules, as drop_pagecache_sb() does; the pinned inode stays on
- * the list, where the walk goes on.
+ * Audit mode: make the denying hold of the file of @blob a counted one.
+ * The counted hold is taken first, so that the inodes stay protected
+ * throughout.  Under the lock of the file's list: its release waits.
  */
-static void sweep_sb(struct super_block *sb, void (*fn)(struct inode *))
+static void hold_relax(struct denywrite_file *blob, const struct inode *inode)
 {
-	struct inode *inode, *toput_inode = NULL;
+	const struct inode *inodes[2] = { inode, blob->other };
 
-	spin_lock(&sb->s_inode_list_lock);
-	list_for_each_entry(inode, &sb->s_inodes, i_sb_list) {
-		if (READ_ONCE(denywrite_inode(inode)->slot))
-			fn(inode);
-		if (!need_resched())
-			continue;
-		spin_lock(&inode->i_lock);
-		if (inode->i_state & (I_FREEING | I_WILL_FREE | I_NEW)) {
-			spin_unlock(&inode->i_lock);
-			continue;
-		}
-		__iget(inode);
-		spin_unlock(&inode->i_lock);
-		spin_unlock(&sb->s_inode_list_lock);
-		iput(toput_inode);
-		toput_inode = inode;
-		cond_resched();
-		spin_lock(&sb->s_inode_list_lock);
-	}
-	spin_unlock(&sb->s_inode_list_lock);
-	iput(toput_inode);
-}
-
-/* Mode off: drop the hold in @inode's slot, unless its release did. */
-static void slot_stop(struct inode *inode)
-{
-	struct denywrite_inode *blob = denywrite_inode(inode);
-	unsigned long slot = READ_ONCE(blob->slot);
-
-	if (slot && try_cmpxchg(&blob->slot, &slot, 0))
-		slot_undo(inode, slot);
-}
-
-/**
- * denywrite_sweep_sb - drop the holds recorded in the slots of @sb's inodes
- * @sb: the superblock
- *
- * The walk gives the CPU up when it is wanted (see sweep_sb()).
- *
- * Visible for the KUnit tests; denywrite_protect_stop() sweeps every
- * superblock.
- *
- * Context: process context; may sleep.
- */
-VISIBLE_IF_KUNIT void denywrite_sweep_sb(struct super_block *sb)
-{
-	sweep_sb(sb, slot_stop);
-}
-
-static void sb_drop_slots(struct super_block *sb, void *unused)
-{
-	denywrite_sweep_sb(sb);
-}
-
-/*
- * Audit mode: make the denying hold in @inode's slot a counted one.  The
- * counted hold is taken first, so that the inode stays protected
- * throughout; the slot's file may be released meanwhile (its slot_drop()
- * then sees the flags it finds), or the hold updated (read again).
- */
-static void slot_relax(struct inode *inode)
-{
-	struct denywrite_inode *blob = denywrite_inode(inode);
-	unsigned long slot = READ_ONCE(blob->slot);
-
-	if (!(slot & BIT(HOLD_DENIED)) || !inode_hold(inode))
+	if (!test_bit(HOLD_DENIED, &blob->flags) || inodes_hold(inodes))
 		return;
-	do {
-		if (!(slot & BIT(HOLD_DENIED))) {
-			inode_unhold(inode);
-			return;
-		}
-	} while (!try_cmpxchg(&blob->slot, &slot, slot & ~BIT(HOLD_DENIED)));
-	inode_undeny(inode);
-}
-
-static void sb_relax_slots(struct super_block *sb, void *unused)
-{
-	sweep_sb(sb, slot_relax);
-}
-
-/* Drop (or change) every record of the table @ht, with @remove. */
-static void table_drop_all(struct rhashtable *ht, void (*remove)(void *))
-{
-	struct rhashtable_iter iter;
-	void *entry;
-
-	rhashtable_walk_enter(ht, &iter);
-	rhashtable_walk_start(&iter);
-	while ((entry = rhashtable_walk_next(&iter))) {
-		/* -EAGAIN: the table was resized, entries may come again. */
-		if (!IS_ERR(entry))
-			remove(entry);
-	}
-	rhashtable_walk_stop(&iter);
-	rhashtable_walk_exit(&iter);
-}
-
-static void table_remove_entry(void *entry)
-{
-	table_remove(entry);
-}
-
-/* Audit mode: as slot_relax(), for a hold of the table; see table_remove(). */
-static void table_relax_entry(void *entry)
-{
-	struct denywrite_hold *hold = entry;
-
-	if (!test_bit(HOLD_DENIED, &hold->flags) || inodes_hold(hold->inodes))
-		return;
-	if (test_and_clear_bit(HOLD_DENIED, &hold->flags))
-		inodes_undeny(hold->inodes);
-	else
-		inodes_unhold(hold->inodes);
-}
-
-static void mark_remove_entry(void *entry)
-{
-	mark_remove(entry);
+	clear_bit(HOLD_DENIED, &blob->flags);
+	inodes_undeny(inodes);
 }
 
 /**
@@ -1050,14 +761,44 @@ static void mark_remove_entry(void *entry)
  * writer that races the switch may be refused by both kinds a moment,
  * never by neither.
  *
- * Context: process context; sleeps for an RCU grace period, and gives the
- * CPU up while it walks the inodes when the CPU is wanted.
+ * Context: process context; sleeps for an RCU grace period.  Each CPU's
+ * list is walked under its lock, which the holds and releases of files on
+ * it wait for meanwhile.
  */
 void denywrite_protect_relax(void)
 {
+	struct denywrite_held *held;
+	struct denywrite_file *blob;
+	int cpu;
+
 	synchronize_rcu();
-	iterate_supers(sb_relax_slots, NULL);
-	table_drop_all(&holds, table_relax_entry);
+	for_each_possible_cpu(cpu) {
+		held = per_cpu_ptr(&held_files, cpu);
+		spin_lock(&held->lock);
+		list_for_each_entry(blob, &held->files, node)
+			hold_relax(blob, file_inode(blob->file));
+		spin_unlock(&held->lock);
+	}
+}
+
+/* Take the first file off @held's list: its hold's flags, or 0. */
+static unsigned long hold_pop(struct denywrite_held *held,
+			      struct file **file)
+{
+	struct denywrite_file *blob;
+	unsigned long flags = 0;
+
+	spin_lock(&held->lock);
+	blob = list_first_entry_or_null(&held->files, struct denywrite_file,
+					node);
+	if (blob) {
+		*file = blob->file;
+		list_del_init(&blob->node);
+		flags = blob->flags;
+		WRITE_ONCE(blob->flags, 0);
+	}
+	spin_unlock(&held->lock);
+	return flags;
 }
 
 /**
@@ -1068,42 +809,45 @@ void denywrite_protect_relax(void)
  * or mapped again in a mode that protects.
  *
  * denywrite_file_protect() and denywrite_file_mark_audited() test tracking
- * and change records in RCU read-side sections: after a grace period,
- * every section that saw it set is over, and every later one sees it
- * cleared, so that no record changes but by release.  A record is then
- * dropped by whoever removes it first, here or at its file's release; the
- * inodes of a file released meanwhile stay valid in the walk's read-side
- * section, for their blobs are freed after a grace period.
+ * and change a file's blob in RCU read-side sections: after a grace
+ * period, every section that saw it set is over, and every later one sees
+ * it cleared, so that no hold changes but by release.  A hold is then
+ * dropped by whoever takes it off its list first, here or at its file's
+ * release, which waits for the list's lock meanwhile; the marks go with
+ * the generation.
  *
  * Context: process context; sleeps for an RCU grace period, and gives the
- * CPU up while it walks the inodes when the CPU is wanted.
+ * CPU up between two holds when the CPU is wanted.
  */
 void denywrite_protect_stop(void)
 {
+	unsigned long flags;
+	struct file *file;
+	int cpu;
+
 	WRITE_ONCE(tracking, false);
 	synchronize_rcu();
-	iterate_supers(sb_drop_slots, NULL);
-	table_drop_all(&holds, table_remove_entry);
-	table_drop_all(&marks, mark_remove_entry);
+	WRITE_ONCE(generation, generation + 1 ?: 1);
+	for_each_possible_cpu(cpu) {
+		while ((flags = hold_pop(per_cpu_ptr(&held_files, cpu), &file))) {
+			hold_drop(file, flags);
+			cond_resched();
+		}
+	}
 }
 
 /**
- * denywrite_protect_init - set up the tables of holds and marks
- *
- * Return: 0 or -ENOMEM.
+ * denywrite_protect_init - set up the lists of held files
  */
-int __init denywrite_protect_init(void)
+void __init denywrite_protect_init(void)
 {
-	int err;
+	struct denywrite_held *held;
+	int cpu;
 
-	/* The HOLD_* bits of a slot are free in a file pointer. */
-	BUILD_BUG_ON(__alignof__(struct file) <= HOLD_FLAGS);
-
-	hold_cache = KMEM_CACHE(denywrite_hold, SLAB_ACCOUNT);
-	if (!hold_cache)
-		return -ENOMEM;
-	err = rhashtable_init(&holds, &hold_params);
-	if (!err)
-		err = rhashtable_init(&marks, &mark_params);
-	return err;
+	BUILD_BUG_ON(HOLD_FLAGS & DENYWRITE_FILE_HELD);
+	for_each_possible_cpu(cpu) {
+		held = per_cpu_ptr(&held_files, cpu);
+		spin_lock_init(&held->lock);
+		INIT_LIST_HEAD(&held->files);
+	}
 }

@@ -31,33 +31,61 @@
  *          counted hold is up, writes through files opened before only
  *          while a counted hold is, so that a protector that fails leaves
  *          no trace on them.  See denywrite_file_protect().
- * @marks: number of files of this inode marked by
- *         denywrite_file_mark_audited(), so that releasing any other file
- *         needs no lookup
  * @shared_write: set for good once a tmpfs or memfd file (shmem) was
  *                mapped shared writable: long-term pins of its pages are
  *                looked for only then (see has_pinned_pages())
- * @slot: the hold of one file of this inode, recorded here rather than in
- *        the holds table: the file pointer, with the hold's flags in its
- *        low bits, or 0.  Nearly every held inode is held by one file at
- *        a time, and holding it then takes no allocation and no table
- *        operation.  Taken with cmpxchg() when 0; its flags are changed
- *        only by the threads that protect the file in it and by the switch
- *        to audit mode, and it is cleared with cmpxchg() when that file is
- *        released or the mode goes off (see protect.c).
+ * @namer: a file that holds this inode, or NULL: the path the record of a
+ *         refused writer names (denywrite_inode_get_holder()).  Set by each
+ *         hold of a file that is not a backing file, cleared with cmpxchg()
+ *         by whatever drops that file's hold; it holds no reference.
  */
 struct denywrite_inode {
 	atomic_t holders;
 	atomic_t denials;
 	atomic_t claims;
-	atomic_t marks;
 	bool shared_write;
-	unsigned long slot;
+	struct file *namer;
+};
+
+/**
+ * struct denywrite_file - file security blob
+ * @flags: the HOLD_* bits of the file's hold (protect.c), with HOLD_HELD
+ *         while it has one: set with cmpxchg() from 0 by the protector
+ *         that takes the hold, changed with atomic bit operations by the
+ *         protectors of the file and the switch to audit mode, and cleared
+ *         under the lock of the list the file is on by whatever drops the
+ *         hold
+ * @file: the file, for the walks of the lists
+ * @other: the second inode the hold holds (a stacked file's), or NULL
+ * @node: on the list of held files of the CPU @cpu while the file has a
+ *        hold, empty otherwise
+ * @cpu: the CPU whose list @node is on; @file, @other and @cpu are
+ *       written before the file goes on it
+ * @marked: the generation of holds (protect.c) in which a write through
+ *          the file was audited, or 0: the write was logged, later ones
+ *          are not (denywrite_file_mark_audited())
+ *
+ * A hold lives with its file, so that finding and dropping it takes no
+ * lookup; the lists are for the mode switches, which drop or change every
+ * hold there is.
+ */
+struct denywrite_file {
+	unsigned long flags;
+	struct file *file;
+	const struct inode *other;
+	struct list_head node;
+	int cpu;
+	unsigned int marked;
 };
 
 static inline struct denywrite_inode *denywrite_inode(const struct inode *inode)
 {
 	return inode->i_security + denywrite_blob_sizes.lbs_inode;
+}
+
+static inline struct denywrite_file *denywrite_file(const struct file *file)
+{
+	return file->f_security + denywrite_blob_sizes.lbs_file;
 }
 
 /**
@@ -89,22 +117,6 @@ static inline bool denywrite_inode_held(const struct inode *inode)
 	const struct denywrite_inode *blob = denywrite_inode(inode);
 
 	return atomic_read(&blob->holders) | atomic_read(&blob->denials);
-}
-
-/**
- * denywrite_inode_tracked - may a file of @inode have a hold or a mark?
- * @inode: the inode
- *
- * The test file_release makes for every file: nearly all have neither.
- *
- * Return: false if no file of @inode is held or marked.
- */
-static inline bool denywrite_inode_tracked(const struct inode *inode)
-{
-	const struct denywrite_inode *blob = denywrite_inode(inode);
-
-	return atomic_read(&blob->holders) | atomic_read(&blob->denials) |
-	       atomic_read(&blob->marks);
 }
 
 /**
@@ -183,9 +195,8 @@ enum denywrite_writers {
 
 int denywrite_file_protect(struct file *file, enum denywrite_writers writers,
 			   unsigned int hold);
-bool denywrite_file_held(struct file *file);
 bool denywrite_file_transient(struct file *file);
-struct file *denywrite_inode_get_slot_file(struct inode *inode);
+struct file *denywrite_inode_get_holder(struct inode *inode);
 void denywrite_shared_write(struct file *file);
 void denywrite_file_drop_transient(struct file *file);
 void denywrite_file_drop(struct file *file);
@@ -195,24 +206,23 @@ long denywrite_protected_inodes(void);
 void denywrite_protect_start(void);
 void denywrite_protect_relax(void);
 void denywrite_protect_stop(void);
-int denywrite_protect_init(void);
-#if IS_ENABLED(CONFIG_KUNIT)
-void denywrite_sweep_sb(struct super_block *sb);
-#endif
+void denywrite_protect_init(void);
+
+/* Set in a file blob's flags while the file has a hold (protect.c). */
+#define DENYWRITE_FILE_HELD	BIT(3)
 
 /**
  * denywrite_file_is_protected - does @file hold its inode?
  * @file: the file
  *
- * Without the test of the inode inline, every executable mapping would
- * pay a call here.  A hint, as a protection may be racing with it.
+ * Inline: every executable mapping and every release asks.  A hint, as a
+ * protection may be racing with it.
  *
  * Return: true if @file was executed or mapped executable under a rule.
  */
-static inline bool denywrite_file_is_protected(struct file *file)
+static inline bool denywrite_file_is_protected(const struct file *file)
 {
-	return denywrite_inode_held(file_inode(file)) &&
-	       denywrite_file_held(file);
+	return READ_ONCE(denywrite_file(file)->flags) & DENYWRITE_FILE_HELD;
 }
 
 #endif /* _SECURITY_DENYWRITE_PROTECT_H */

@@ -14,7 +14,6 @@
 #include <linux/completion.h>
 #include <linux/fs.h>
 #include <linux/kthread.h>
-#include <linux/preempt.h>
 #include <linux/sched.h>
 #include <linux/shmem_fs.h>
 
@@ -67,10 +66,11 @@ static int protect(struct file *file)
 }
 
 /*
- * Two files of one inode: the first hold in the inode's slot, the other in
- * the table; released in turn, each drops its own.
+ * Two files of one inode hold it each, in their own blobs; released in
+ * turn, each drops its own.  The inode names a file that holds it until
+ * that file's hold goes.
  */
-static void holds_in_slot_and_table(struct kunit *test)
+static void holds_of_two_files_of_one_inode(struct kunit *test)
 {
 	struct file *a = new_file(test), *b = reopen(test, a);
 	long before = denywrite_protected_inodes();
@@ -81,11 +81,17 @@ static void holds_in_slot_and_table(struct kunit *test)
 	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(a));
 	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(b));
 	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before + 1);
-	denywrite_file_release(a);
-	KUNIT_EXPECT_FALSE(test, denywrite_file_is_protected(a));
-	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(b));
+	KUNIT_EXPECT_EQ(test, atomic_read(&denywrite_inode(file_inode(a))->holders), 2);
+	KUNIT_EXPECT_PTR_EQ(test, denywrite_inode(file_inode(a))->namer, b);
 	denywrite_file_release(b);
+	KUNIT_EXPECT_FALSE(test, denywrite_file_is_protected(b));
+	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(a));
+	KUNIT_EXPECT_NULL(test, denywrite_inode(file_inode(a))->namer);
+	denywrite_file_release(a);
 	KUNIT_EXPECT_FALSE(test, denywrite_inode_protected(file_inode(b)));
+	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before);
+	/* A second release, as fput() makes after the test's: nothing. */
+	denywrite_file_release(a);
 	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before);
 }
 
@@ -102,8 +108,9 @@ static void stop_drops_holds_and_takes_none(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, protect(b), 0);
 	denywrite_protect_stop();
 	KUNIT_EXPECT_FALSE(test, denywrite_inode_protected(file_inode(a)));
-	KUNIT_EXPECT_FALSE(test, denywrite_file_held(a));
-	KUNIT_EXPECT_FALSE(test, denywrite_file_held(b));
+	KUNIT_EXPECT_FALSE(test, denywrite_file_is_protected(a));
+	KUNIT_EXPECT_FALSE(test, denywrite_file_is_protected(b));
+	KUNIT_EXPECT_NULL(test, denywrite_inode(file_inode(a))->namer);
 	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before);
 
 	/* A protector that passed its hook's mode test before the switch. */
@@ -130,71 +137,103 @@ static void stop_drops_holds_and_takes_none(struct kunit *test)
 static void stop_drops_marks_and_takes_none(struct kunit *test)
 {
 	struct file *a = new_file(test);
-	const struct denywrite_inode *blob = denywrite_inode(file_inode(a));
 
 	KUNIT_EXPECT_TRUE(test, denywrite_file_mark_audited(a));
 	KUNIT_EXPECT_FALSE(test, denywrite_file_mark_audited(a));
-	KUNIT_EXPECT_EQ(test, atomic_read(&blob->marks), 1);
 	denywrite_protect_stop();
-	KUNIT_EXPECT_EQ(test, atomic_read(&blob->marks), 0);
 
 	/* A writer audited while the mode goes off is logged, not marked. */
 	KUNIT_EXPECT_TRUE(test, denywrite_file_mark_audited(a));
-	KUNIT_EXPECT_EQ(test, atomic_read(&blob->marks), 0);
-	denywrite_file_release(a);
-	KUNIT_EXPECT_EQ(test, atomic_read(&blob->marks), 0);
+	KUNIT_EXPECT_TRUE(test, denywrite_file_mark_audited(a));
+
+	/* Audit mode again: logged once more, then marked. */
+	denywrite_protect_start();
+	KUNIT_EXPECT_TRUE(test, denywrite_file_mark_audited(a));
+	KUNIT_EXPECT_FALSE(test, denywrite_file_mark_audited(a));
 }
 
-struct sweep_probe {
+struct cpu_protector {
 	struct file *file;
-	bool held;
-	struct completion ran;
+	int err;
+	struct completion done;
 };
 
-/* What a task that preempts the sweep finds. */
-static int sweep_probe(void *arg)
+static int protect_on_cpu(void *arg)
 {
-	struct sweep_probe *probe = arg;
+	struct cpu_protector *p = arg;
 
-	probe->held = denywrite_file_held(probe->file);
-	complete(&probe->ran);
+	p->err = protect(p->file);
+	complete(&p->done);
 	return 0;
 }
 
 /*
- * The sweep of mode off gives the CPU up when it is wanted: a real-time
- * task woken on this CPU just before the sweep runs before the sweep
- * reaches a held file behind the first inode of the list, and the sweep
- * then goes on and drops that file's hold.
+ * Holds taken on every CPU, each going on its CPU's list of held files:
+ * mode off finds and drops them all.
  */
-static void sweep_yields_and_goes_on(struct kunit *test)
+static void stop_drops_holds_of_every_cpu(struct kunit *test)
 {
-	struct file *held = new_file(test);
-	struct sweep_probe probe = { .file = held };
-	struct task_struct *task;
 	long before = denywrite_protected_inodes();
+	struct cpu_protector *p;
+	struct task_struct *task;
+	int cpu, n = 0;
 
-	/* New inodes go to the head of the list: this one comes first. */
-	new_file(test);
-	KUNIT_ASSERT_EQ(test, protect(held), 0);
-	KUNIT_ASSERT_EQ(test, denywrite_protected_inodes(), before + 1);
-	init_completion(&probe.ran);
-	task = kthread_create(sweep_probe, &probe, "denywrite-probe");
-	KUNIT_ASSERT_FALSE(test, IS_ERR(task));
-	migrate_disable();
-	kthread_bind(task, smp_processor_id());
-	sched_set_fifo(task);
-	/* Leave the preemption pending for the sweep's first inode. */
-	preempt_disable();
-	wake_up_process(task);
-	preempt_enable_no_resched();
-	denywrite_sweep_sb(file_inode(held)->i_sb);
-	wait_for_completion(&probe.ran);
-	migrate_enable();
-	KUNIT_EXPECT_TRUE_MSG(test, probe.held,
-			      "the sweep kept the CPU until it had dropped the hold");
-	KUNIT_EXPECT_FALSE(test, denywrite_file_held(held));
+	p = kunit_kcalloc(test, nr_cpu_ids, sizeof(*p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	for_each_online_cpu(cpu) {
+		p[cpu].file = new_file(test);
+		init_completion(&p[cpu].done);
+		task = kthread_create_on_cpu(protect_on_cpu, &p[cpu], cpu,
+					     "denywrite-test/%u");
+		KUNIT_ASSERT_FALSE(test, IS_ERR(task));
+		wake_up_process(task);
+		wait_for_completion(&p[cpu].done);
+		KUNIT_EXPECT_EQ(test, p[cpu].err, 0);
+		KUNIT_EXPECT_EQ(test, denywrite_file(p[cpu].file)->cpu, cpu);
+		n++;
+	}
+	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before + n);
+	denywrite_protect_stop();
+	for_each_online_cpu(cpu)
+		KUNIT_EXPECT_FALSE(test, denywrite_file_is_protected(p[cpu].file));
 	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before);
+}
+
+static int stop_in_thread(void *done)
+{
+	denywrite_protect_stop();
+	complete(done);
+	return 0;
+}
+
+/*
+ * Mode off takes no filesystem's lock: a switch made while an unmount
+ * holds a superblock's s_umount (a hung one: an unreachable NFS server)
+ * drops the holds at once.
+ */
+static void stop_waits_for_no_superblock(struct kunit *test)
+{
+	struct file *a = new_file(test);
+	struct super_block *sb = file_inode(a)->i_sb;
+	DECLARE_COMPLETION_ONSTACK(done);
+	struct task_struct *task;
+	unsigned long left;
+
+	KUNIT_ASSERT_EQ(test, protect(a), 0);
+	down_write(&sb->s_umount);
+	task = kthread_run(stop_in_thread, &done, "denywrite-stop");
+	if (IS_ERR(task)) {
+		up_write(&sb->s_umount);
+		KUNIT_FAIL(test, "cannot start a thread: %ld", PTR_ERR(task));
+		return;
+	}
+	left = wait_for_completion_timeout(&done, 5 * HZ);
+	up_write(&sb->s_umount);
+	if (!left)
+		wait_for_completion(&done);
+	KUNIT_EXPECT_NE_MSG(test, left, 0UL,
+			    "mode off waited for a superblock's s_umount");
+	KUNIT_EXPECT_FALSE(test, denywrite_file_is_protected(a));
 }
 
 /*
@@ -238,7 +277,7 @@ static void full_holders_count_refuses_hold(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, protect(a), -EOVERFLOW);
 	KUNIT_EXPECT_EQ(test, atomic_read(&blob->holders), INT_MAX);
 	KUNIT_EXPECT_EQ(test, atomic_read(&blob->claims), 0);
-	KUNIT_EXPECT_EQ(test, blob->slot, 0UL);
+	KUNIT_EXPECT_FALSE(test, denywrite_file_is_protected(a));
 	atomic_set(&blob->holders, 0);
 	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before);
 }
@@ -311,7 +350,7 @@ static void refused_denying_hold_leaves_no_trace(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&inode->i_writecount), 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&blob->denials), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&blob->claims), 0);
-	KUNIT_EXPECT_EQ(test, blob->slot, 0UL);
+	KUNIT_EXPECT_FALSE(test, denywrite_file_is_protected(a));
 	KUNIT_EXPECT_EQ(test, denywrite_file_protect(a, DENYWRITE_WRITERS_NONE,
 						     DENYWRITE_HOLD_DENY), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&blob->holders), 1);
@@ -322,8 +361,8 @@ static void refused_denying_hold_leaves_no_trace(struct kunit *test)
 }
 
 /*
- * The switch to audit mode makes denying holds, in a slot and in the
- * table, counted ones: write access comes back, the hooks count them.
+ * The switch to audit mode makes denying holds counted ones: write access
+ * comes back, the hooks count them.
  */
 static void relax_makes_denying_holds_counted(struct kunit *test)
 {
@@ -348,10 +387,11 @@ static void relax_makes_denying_holds_counted(struct kunit *test)
 }
 
 static struct kunit_case denywrite_protect_cases[] = {
-	KUNIT_CASE(holds_in_slot_and_table),
+	KUNIT_CASE(holds_of_two_files_of_one_inode),
 	KUNIT_CASE(stop_drops_holds_and_takes_none),
 	KUNIT_CASE(stop_drops_marks_and_takes_none),
-	KUNIT_CASE(sweep_yields_and_goes_on),
+	KUNIT_CASE(stop_drops_holds_of_every_cpu),
+	KUNIT_CASE(stop_waits_for_no_superblock),
 	KUNIT_CASE(truncating_open_refused_while_protector_checks),
 	KUNIT_CASE(full_holders_count_refuses_hold),
 	KUNIT_CASE(denying_hold_denies_write_access),

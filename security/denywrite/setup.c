@@ -49,11 +49,11 @@ static int __init set_default(char *str)
 __setup("denywrite.default=", set_default);
 
 /*
- * No file blob: a file that holds its inode is in the inode's slot or the
- * holds table.  The task blob is the ELF interpreter whose hold goes when
- * exec returns.
+ * A file that holds its inode records its hold in its own blob.  The task
+ * blob is the ELF interpreter whose hold goes when exec returns.
  */
 struct lsm_blob_sizes denywrite_blob_sizes __ro_after_init = {
+	.lbs_file = sizeof(struct denywrite_file),
 	.lbs_inode = sizeof(struct denywrite_inode),
 	.lbs_task = sizeof(struct denywrite_task),
 };
@@ -87,10 +87,9 @@ static void __init take_over_exec_denial(void)
  */
 static int __init denywrite_init(void)
 {
-	int err = denywrite_protect_init();
+	int err;
 
-	if (err)
-		return err;
+	denywrite_protect_init();
 	denywrite_add_hooks();
 	denywrite_mode_init();
 	denywrite_enabled = true;

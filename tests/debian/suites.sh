@@ -85,19 +85,22 @@ for s in $time_suites; do
 	eval "suite_$s=\$suite_time"
 done
 # No kmemleak in this kernel (no debug options).  No check may skip but
-# the KUnit tests of holds where denywrite is not in lsm= (no inode blob,
-# no holds table).
+# the KUnit tests of holds where denywrite is not in lsm= (no inode or file
+# blob).
 no_kmemleak="debian debian_off debian_broken debian_nolsm debian_demo $time_suites"
 no_kmemleak="$no_kmemleak debian_local_write debian_local distro distro_off"
 no_kmemleak="$no_kmemleak distro_broken distro_local_write distro_local"
 allow_skip_debian_nolsm='
-kunit_holds_in_slot_and_table
+kunit_holds_of_two_files_of_one_inode
 kunit_stop_drops_holds_and_takes_none
 kunit_stop_drops_marks_and_takes_none
-kunit_sweep_yields_and_goes_on
+kunit_stop_drops_holds_of_every_cpu
+kunit_stop_waits_for_no_superblock
 kunit_truncating_open_refused_while_protector_checks
 kunit_full_holders_count_refuses_hold
-kunit_pending_hold_goes_with_failed_mapping
+kunit_denying_hold_denies_write_access
+kunit_refused_denying_hold_leaves_no_trace
+kunit_relax_makes_denying_holds_counted
 '
 for s in $time_suites; do
 	case $s in

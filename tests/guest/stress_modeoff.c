@@ -1,19 +1,19 @@
 /* stress_modeoff.c - mappings racing mode off leave no hold behind.
  *
  * Mode off drops every hold and mark, and switches file_release off, from
- * under the processes that hold them (mode.c, protect.c): the slot of an
- * inode and the holds table are swept while mappings are released and
- * taken.  MAPPERS threads map a file PROT_EXEC, unmap it and close it,
+ * under the processes that hold them (mode.c, protect.c): the CPUs' lists
+ * of held files are emptied while mappings are released and taken.
+ * MAPPERS threads map a file PROT_EXEC, unmap it and close it,
  * again and again; the file sits at the bottom of a chain of DEPTH
  * directories under the directory of a "lib" rule, so that each mapping's
  * rule lookup is long and many are under way when the mode changes.  Each
  * round the mode goes off while they run; then they pause, the mode goes
  * back to enforce, and the file, which nothing maps or opens any more,
  * must be writable at once: a hold dropped twice would have made the count
- * go wrong, one recorded after the sweep would keep it protected for good.
+ * go wrong, one recorded after the switch would keep it protected for good.
  * At the end protected must be back at its baseline; rounds counts the
  * rounds.  (The gate that keeps a protector from recording a hold after
- * the sweep is tested by the KUnit suite denywrite_protect: the window is
+ * the switch is tested by the KUnit suite denywrite_protect: the window is
  * too narrow to hit here.)
  */
 #include "stress.h"

@@ -2,15 +2,16 @@
  *
  * Each round opens the file once and lets SHARERS threads map that one
  * open file PROT_EXEC at the same moment, so that they race to take its
- * first hold: its record goes into the inode's slot or, when another file
- * of the inode has the slot, into the holds table, and the threads that
- * lose must drop the hold they took (protect.c).  In every other round a
- * second open file of the same inode is mapped first, so that it has the
- * slot, and a churner thread releases it while the sharers race, so that
- * the slot comes free in the middle.  After each round, with the file
- * still open, a write open must be refused (the file is held); once the
- * file is closed, a write open must succeed within 2 s: a hold counted
- * twice, or not dropped, would keep the inode protected for good.
+ * first hold: one sets the hold's flags in the file's blob with cmpxchg()
+ * and puts the file on its CPU's list of held files, and the threads that
+ * lose must drop the hold they took on the inode (protect.c).  In every
+ * other round a second open file of the same inode is mapped first, so
+ * that the inode is held already, and a churner thread releases it while
+ * the sharers race, so that its hold goes, and its list's lock is taken,
+ * in the middle.  After each round, with the file still open, a write open
+ * must be refused (the file is held); once the file is closed, a write
+ * open must succeed within 2 s: a hold counted twice, or not dropped,
+ * would keep the inode protected for good.
  */
 #include "stress.h"
 
