@@ -17,7 +17,7 @@
 # scripts/build-kernel.sh.
 #
 # checkpatch: no error, warning or check, unless the patch's commit
-# message justifies it in a line "checkpatch: TYPE: why".
+# justifies it in a line "checkpatch: TYPE: why" below its "---".
 # get_maintainer: a patch that touches denywrite's files must find the
 # DENYWRITE SECURITY MODULE entry.
 set -eu

@@ -5,8 +5,10 @@
 # the series as it is sent (SERIES_DIR, else scripts/make-series.sh makes
 # it in build/series/); the LSM's files are checked as the patch that adds
 # them (checkpatch accepts a __setup() only when the same patch documents
-# it in kernel-parameters.txt).  A report fails, unless the patch's commit
-# message justifies its type in a line "checkpatch: TYPE: why".
+# it in kernel-parameters.txt).  A report fails, unless the patch justifies
+# its type in a line "checkpatch: TYPE: why" below its "---", where git am
+# drops it (a note for the reviewer; scripts/make-series.sh carries it
+# into the series as a git note).
 set -eu
 tree=$(realpath "$1")
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -37,7 +39,7 @@ for p in "$out"/[0-9][0-9][0-9][0-9]-*.patch; do
 	left=$(printf '%s\n' "$reports" | while IFS= read -r line; do
 		[ -n "$line" ] || continue
 		type=$(echo "$line" | sed -n 's/^[^:]*:[0-9]*: [A-Z]*:\([A-Z0-9_]*\):.*/\1/p')
-		grep -q "^checkpatch: $type: " "$p" || echo "$line"
+		grep -q "^ *checkpatch: $type: " "$p" || echo "$line"
 	done)
 	if [ -n "$left" ]; then
 		printf '%s: %s\n' "${p##*/}" "$left" >&2

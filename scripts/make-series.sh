@@ -67,6 +67,13 @@ amend_with() {
 	git commit -q --amend --no-edit
 }
 
+# notes_of PATCH: the lines "checkpatch: TYPE: why" below its "---", which
+# git am drops; they go on the commit as a git note, which format-patch
+# --notes puts below the "---" of the patch it makes.
+notes_of() {
+	sed -n '/^---$/,/^diff --git /s/^\(checkpatch: .*\)/\1/p' "$1"
+}
+
 for p in $patches; do
 	git am -q --committer-date-is-author-date "$top/patches/$p"
 	case $p in
@@ -85,9 +92,11 @@ for p in $patches; do
 		git add security/denywrite/setup.c
 		git commit -q --amend --no-edit ;;
 	esac
+	notes=$(notes_of "$top/patches/$p")
+	[ -z "$notes" ] || git notes add -m "$notes"
 done
 
-git format-patch -q --cover-letter -o "$out" "$base..HEAD"
+git format-patch -q --notes --cover-letter -o "$out" "$base..HEAD"
 # The cover letter: its first line is the subject, the rest the blurb.
 cover=$(ls "$out"/0000-cover-letter.patch)
 python3 - "$cover" "$top/patches/cover-letter.txt" <<'EOF'
