@@ -40,6 +40,8 @@ mutants='
 hook_unregistered   kernel lsm         hooks.c
 writer_test_skipped kernel default_lsm hooks.c
 mapping_hold_skipped kernel lsm        mapping.c
+denying_hold_counted kernel lsm        decide.c
+denial_uncounted    kernel lsm         hooks.c
 cli_check_deleted   cli    host        policy.c
 report_check_removed report report     report.py
 '
@@ -70,8 +72,21 @@ mutation_writer_test_skipped() {	# no open for writing is ever refused
 }
 
 mutation_mapping_hold_skipped() {	# no mapping protects its file
-	mutate "$1" '"int denywrite_protect_mapping(struct file *file, unsigned long start)\n{\n"' \
-		'"int denywrite_protect_mapping(struct file *file, unsigned long start)\n{\n\treturn 0;\n"'
+	mutate "$1" '"int denywrite_protect_mapping(struct file *file)\n{\n"' \
+		'"int denywrite_protect_mapping(struct file *file)\n{\n\treturn 0;\n"'
+}
+
+# Stock parity (issue 28): enforce mode's hold is exec's own denial of
+# write access; made a hold the hooks count, a refused writer raises
+# i_writecount before the hook refuses it, and an exec racing it fails.
+mutation_denying_hold_counted() {
+	mutate "$1" '"\t\treturn DENYWRITE_HOLD_DENY;\n"' '"\t\treturn 0;\n"'
+}
+
+# The refusals the VFS makes for a denying hold go uncounted and unlogged.
+mutation_denial_uncounted() {
+	mutate "$1" '"static void hook_write_access_denied(const struct path *path, bool truncate)\n{\n"' \
+		'"static void hook_write_access_denied(const struct path *path, bool truncate)\n{\n\treturn;\n"'
 }
 
 mutation_cli_check_deleted() {	# rules with relative paths accepted
