@@ -608,6 +608,19 @@ bool denywrite_file_transient(struct file *file)
 }
 
 /*
+ * Take the file of @blob off its list, under the list's lock: the flags of
+ * its hold, which it no longer has.
+ */
+static unsigned long blob_unlist(struct denywrite_file *blob)
+{
+	unsigned long flags = blob->flags;
+
+	list_del_init(&blob->node);
+	WRITE_ONCE(blob->flags, 0);
+	return flags;
+}
+
+/*
  * Take @file's hold off its list, if it is still there and @transient_only
  * does not spare it: its flags, or 0 if there was nothing to drop.  Under
  * the list's lock, so that a hold is dropped once, by its release or a
@@ -622,11 +635,8 @@ static unsigned long hold_unlist(struct file *file, bool transient_only)
 
 	spin_lock(&held->lock);
 	if (!list_empty(&blob->node) &&
-	    (!transient_only || test_bit(HOLD_TRANSIENT, &blob->flags))) {
-		list_del_init(&blob->node);
-		flags = blob->flags;
-		WRITE_ONCE(blob->flags, 0);
-	}
+	    (!transient_only || test_bit(HOLD_TRANSIENT, &blob->flags)))
+		flags = blob_unlist(blob);
 	spin_unlock(&held->lock);
 	return flags;
 }
@@ -793,9 +803,7 @@ static unsigned long hold_pop(struct denywrite_held *held,
 					node);
 	if (blob) {
 		*file = blob->file;
-		list_del_init(&blob->node);
-		flags = blob->flags;
-		WRITE_ONCE(blob->flags, 0);
+		flags = blob_unlist(blob);
 	}
 	spin_unlock(&held->lock);
 	return flags;
