@@ -11,7 +11,7 @@
 set -eu
 pkgs="linux-source-6.12 gcc make flex bison bc libelf-dev libssl-dev cpio
 qemu-system-x86 busybox-static libcap-dev xz-utils patch perl python3 groff
-man-db cppcheck e2fsprogs python3-docutils python3-ply python3-git"
+man-db cppcheck e2fsprogs xfsprogs python3-docutils python3-ply python3-git"
 if [ "${1:-}" = --distro ]; then
 	pkgs="$pkgs linux-config-6.12 dwarves kmod debhelper dpkg-dev rsync clang"
 fi

@@ -42,6 +42,7 @@ writer_test_skipped kernel default_lsm hooks.c
 mapping_hold_skipped kernel lsm        mapping.c
 denying_hold_counted kernel lsm        decide.c
 denial_uncounted    kernel lsm         hooks.c
+xfs_swapext_unchecked kernel lsm       hooks.c
 cli_check_deleted   cli    host        policy.c
 report_check_removed report report     report.py
 '
@@ -87,6 +88,13 @@ mutation_denying_hold_counted() {
 mutation_denial_uncounted() {
 	mutate "$1" '"static void hook_write_access_denied(const struct path *path, bool truncate)\n{\n"' \
 		'"static void hook_write_access_denied(const struct path *path, bool truncate)\n{\n\treturn;\n"'
+}
+
+# XFS_IOC_SWAPEXT goes unchecked: an old writer swaps a running file's
+# blocks.
+mutation_xfs_swapext_unchecked() {
+	mutate "$1" '"\tif (magic == XFS_SUPER_MAGIC && _IOC_TYPE(cmd) == XFS_IOC_TYPE &&\n"' \
+		'"\tif (0 && magic == XFS_SUPER_MAGIC && _IOC_TYPE(cmd) == XFS_IOC_TYPE &&\n"'
 }
 
 mutation_cli_check_deleted() {	# rules with relative paths accepted

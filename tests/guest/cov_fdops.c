@@ -1,9 +1,10 @@
 /* cov_fdops.c - changes of a running file through a descriptor opened
  * before it was protected (issue 7, section 4), on ext4: tmpfs has no
  * ZERO_RANGE, COLLAPSE_RANGE nor INSERT_RANGE, so there an old kernel
- * would answer EOPNOTSUPP instead of letting the change through.  The
- * filesystem is the image cov-ext4.img (made by the Makefile), copied to
- * COV_DIR and attached to a loop device.
+ * would answer EOPNOTSUPP instead of letting the change through; and on
+ * XFS with reflinks, for FICLONE and XFS_IOC_SWAPEXT, which ext4 does not
+ * have.  Each filesystem is an image made by the Makefile (cov-ext4.img,
+ * cov-xfs.img), copied to COV_DIR and attached to a loop device.
  *
  * Each fdop_* writes bytes the file already holds where it can, so a
  * change that gets through does not break the running program. */
@@ -28,9 +29,17 @@
 #include <unistd.h>
 
 #define CHUNK 16        /* bytes written by the write-like probes */
-#define BLOCK 4096      /* the image's block size (mkfs.ext4 -b 4096) */
+#define BLOCK 4096      /* the images' block size (mkfs's -b, XFS's default) */
 
-static bool ext4_mounted;
+/* The filesystems of the cases, each mounted once, when a case needs it. */
+static struct disk {
+	const char *type;  /* the filesystem type, and the image's cov-TYPE.img */
+	const char *dir;   /* its mount point */
+	bool mounted;
+} disks[] = {
+	{ "ext4", EXT4_DIR, false },
+	{ "xfs", XFS_DIR, false },
+};
 
 static int loop_attach(const char *img, char *dev, size_t devlen)
 {
@@ -61,48 +70,71 @@ static int loop_attach(const char *img, char *dev, size_t devlen)
 	return lfd; /* autoclear: detached once unmounted and closed */
 }
 
-static int ext4_mount(char *why, size_t whylen)
+static int disk_mount(struct disk *d, char *why, size_t whylen)
 {
-	const char *img = COV_DIR "/ext4.img";
-	char dev[32] = "(no loop device)";
+	char img[64], src[64], dev[32] = "(no loop device)";
 	int lfd;
 
-	if (ext4_mounted)
+	if (d->mounted)
 		return 0;
-	umount2(EXT4_DIR, MNT_DETACH);
-	if (mkdir_p(EXT4_DIR, 0755) || copy_fresh(bin("cov-ext4.img"), img, 0600)) {
-		snprintf(why, whylen, "copy %s to %s: %s", bin("cov-ext4.img"),
-			 img, errtxt(errno));
+	snprintf(img, sizeof(img), COV_DIR "/%s.img", d->type);
+	snprintf(src, sizeof(src), "cov-%s.img", d->type);
+	umount2(d->dir, MNT_DETACH);
+	if (mkdir_p(d->dir, 0755) || copy_fresh(bin(src), img, 0600)) {
+		snprintf(why, whylen, "copy %s to %s: %s", bin(src), img,
+			 errtxt(errno));
 		return -1;
 	}
 	lfd = loop_attach(img, dev, sizeof(dev));
-	if (lfd < 0 || mount(dev, EXT4_DIR, "ext4", 0, NULL)) {
-		snprintf(why, whylen, "attach %s to %s and mount it as ext4: %s",
-			 img, dev, errtxt(errno));
+	if (lfd < 0 || mount(dev, d->dir, d->type, 0, NULL)) {
+		snprintf(why, whylen, "attach %s to %s and mount it as %s: %s",
+			 img, dev, d->type, errtxt(errno));
 		if (lfd >= 0)
 			close(lfd);
 		return -1;
 	}
 	close(lfd);
-	ext4_mounted = true;
+	d->mounted = true;
 	return 0;
 }
 
-void ext4_unmount(void)
+void disks_unmount(void)
 {
-	if (ext4_mounted && umount2(EXT4_DIR, MNT_DETACH))
-		fprintf(stderr, "coverage: umount %s: %s\n", EXT4_DIR,
-			errtxt(errno));
-	ext4_mounted = false;
+	for (size_t i = 0; i < sizeof(disks) / sizeof(disks[0]); i++) {
+		if (disks[i].mounted && umount2(disks[i].dir, MNT_DETACH))
+			fprintf(stderr, "coverage: umount %s: %s\n",
+				disks[i].dir, errtxt(errno));
+		disks[i].mounted = false;
+	}
 }
 
-/* A fresh sleeper copy at EXT4_DIR/prog, as target[0]. */
-static int ext4_prog(struct run *r, char *why, size_t whylen)
+/* The disk of a case: its prep_arg names the type, NULL is ext4. */
+static struct disk *case_disk(const struct cov_case *c)
 {
-	const char *path = EXT4_DIR "/prog";
+	const char *type = c->prep_arg ? c->prep_arg : "ext4";
 
-	if (ext4_mount(why, whylen))
+	for (size_t i = 0; i < sizeof(disks) / sizeof(disks[0]); i++)
+		if (strcmp(disks[i].type, type) == 0)
+			return &disks[i];
+	return NULL;
+}
+
+/* A fresh sleeper copy at DIR/prog on the case's disk, as target[0]. */
+static int disk_prog(const struct cov_case *c, struct run *r, char *why,
+		     size_t whylen)
+{
+	struct disk *d = case_disk(c);
+	char path[64];
+
+	if (!d) {
+		snprintf(why, whylen, "no disk of type %s",
+			 (const char *)c->prep_arg);
 		return -1;
+	}
+	if (disk_mount(d, why, whylen))
+		return -1;
+	snprintf(path, sizeof(path), "%s/prog", d->dir);
+	r->dir = d->dir;
 	if (copy_fresh(bin("sleeper"), path, 0755)) {
 		snprintf(why, whylen, "copy the sleeper to %s: %s", path,
 			 errtxt(errno));
@@ -116,11 +148,11 @@ static int ext4_prog(struct run *r, char *why, size_t whylen)
 int prep_old_writer(const struct cov_case *c, struct run *r, char *why,
 		    size_t whylen)
 {
-	const char *src = EXT4_DIR "/src";
+	char src[64];
 
-	(void)c;
-	if (ext4_prog(r, why, whylen))
+	if (disk_prog(c, r, why, whylen))
 		return -1;
+	snprintf(src, sizeof(src), "%s/src", r->dir);
 	r->fd = open(r->target[0].path, O_RDWR | O_CLOEXEC);
 	if (r->fd < 0 || make_blob(src, 2 * BLOCK) ||
 	    (r->srcfd = open(src, O_RDONLY | O_CLOEXEC)) < 0) {
@@ -136,8 +168,7 @@ int prep_shared_map(const struct cov_case *c, struct run *r, char *why,
 {
 	int fd;
 
-	(void)c;
-	if (ext4_prog(r, why, whylen))
+	if (disk_prog(c, r, why, whylen))
 		return -1;
 	fd = open(r->target[0].path, O_RDWR | O_CLOEXEC);
 	r->maplen = BLOCK;
@@ -387,6 +418,81 @@ int fdop_ficlone(struct run *r, const struct check *k, char *why,
 	(void)why;
 	(void)whylen;
 	return ioctl(r->fd, FICLONE, r->srcfd) ? errno : 0;
+}
+
+/*
+ * XFS_IOC_SWAPEXT, from fs/xfs/libxfs/xfs_fs.h (the ABI of xfs_fsr; the
+ * command's size field is sizeof(struct xfs_swapext), so a wrong layout
+ * is refused with ENOTTY, and the checks that expect success see it).
+ */
+struct xfs_bstime {
+	long tv_sec;
+	int32_t tv_nsec;
+};
+
+struct xfs_bstat {
+	uint64_t bs_ino;
+	uint16_t bs_mode, bs_nlink;
+	uint32_t bs_uid, bs_gid, bs_rdev;
+	int32_t bs_blksize;
+	int64_t bs_size;
+	struct xfs_bstime bs_atime, bs_mtime, bs_ctime;
+	int64_t bs_blocks;
+	uint32_t bs_xflags;
+	int32_t bs_extsize, bs_extents;
+	uint32_t bs_gen;
+	uint16_t bs_projid_lo, bs_forkoff, bs_projid_hi, bs_sick, bs_checked;
+	unsigned char bs_pad[2];
+	uint32_t bs_cowextsize, bs_dmevmask;
+	uint16_t bs_dmstate, bs_aextents;
+};
+
+struct xfs_swapext {
+	int64_t sx_version, sx_fdtarget, sx_fdtmp;
+	int64_t sx_offset, sx_length;
+	char sx_pad[16];
+	struct xfs_bstat sx_stat;
+};
+
+#define XFS_IOC_SWAPEXT _IOWR('X', 109, struct xfs_swapext)
+
+/*
+ * Swap the blocks of the old writer fd's file with those of a fresh copy
+ * of it (same size, same bytes, opened O_RDWR as XFS requires): k->idx 0
+ * makes the old writer's file the target, 1 the temporary file.  XFS
+ * checks that the target's times are still those of sx_stat.
+ */
+int fdop_xfs_swapext(struct run *r, const struct check *k, char *why,
+		     size_t whylen)
+{
+	struct xfs_swapext sx;
+	struct stat st;
+	char tmp[64];
+	int tfd, err;
+
+	snprintf(tmp, sizeof(tmp), "%s/swap", r->dir);
+	if (copy_fresh(r->target[0].path, tmp, 0755) ||
+	    (tfd = open(tmp, O_RDWR | O_CLOEXEC)) < 0) {
+		snprintf(why, whylen, "copy %s to %s: %s", r->target[0].path,
+			 tmp, errtxt(errno));
+		return -1;
+	}
+	memset(&sx, 0, sizeof(sx));
+	sx.sx_fdtarget = k->idx ? tfd : r->fd;
+	sx.sx_fdtmp = k->idx ? r->fd : tfd;
+	if (fstat((int)sx.sx_fdtarget, &st)) {
+		snprintf(why, whylen, "fstat the target: %s", errtxt(errno));
+		close(tfd);
+		return -1;
+	}
+	sx.sx_length = st.st_size;
+	sx.sx_stat.bs_mtime.tv_sec = st.st_mtim.tv_sec;
+	sx.sx_stat.bs_mtime.tv_nsec = (int32_t)st.st_mtim.tv_nsec;
+	sx.sx_stat.bs_ctime.tv_sec = st.st_ctim.tv_sec;
+	sx.sx_stat.bs_ctime.tv_nsec = (int32_t)st.st_ctim.tv_nsec;
+	err = ioctl(tfd, XFS_IOC_SWAPEXT, &sx) ? errno : 0;
+	close(tfd);
+	return err;
 }
 
 /* A new shared writable mapping through the old fd. */

@@ -85,7 +85,7 @@ void teardown_mounts(void)
 {
 	for (size_t i = 0; i < sizeof(mounts) / sizeof(mounts[0]); i++)
 		umount2(mounts[i], MNT_DETACH);
-	ext4_unmount();
+	disks_unmount();
 	rm_rf(COV_DIR);
 }
 

@@ -22,6 +22,7 @@
 #define OVL_DIR COV_DIR "/ovl"
 #define OVL_MERGED OVL_DIR "/merged"
 #define EXT4_DIR COV_DIR "/ext4"
+#define XFS_DIR COV_DIR "/xfs"
 #define SFS_DIR "/sys/kernel/security/denywrite"
 #define GUEST_LIB "/usr/lib/libdwtest.so"
 #define GUEST_PLUGIN "/usr/lib/dwtest/libdwplugin.so"
@@ -65,8 +66,6 @@ struct check {
 	uid_t uid;            /* probe_write: as this user */
 	int want;             /* expected errno, 0 = must succeed */
 	enum counter counter; /* counter a want of ETXTBSY moves by one */
-	int skip_err;         /* this errno means "cannot be tested here" */
-	const char *skip_why;
 };
 
 #define MAX_CHECKS 3
@@ -140,8 +139,9 @@ int probe_result(struct run *r, const struct check *k, char *why,
 int probe_exec(struct run *r, const struct check *k, char *why, size_t whylen);
 
 /* --- cov_fdops.c ------------------------------------------------------- */
-/* prep_old_writer: a sleeper copy on ext4 (target[0]), open O_RDWR in
- * r->fd, and a source file in r->srcfd; hold_spawn then runs it. */
+/* prep_old_writer: a sleeper copy (target[0]) on the case's disk, its
+ * prep_arg's type ("xfs"; NULL: ext4), open O_RDWR in r->fd, and a source
+ * file in r->srcfd; hold_spawn then runs it. */
 int prep_old_writer(const struct cov_case *c, struct run *r, char *why,
 		    size_t whylen);
 /* prep_shared_map: a sleeper copy on ext4 with a shared writable mapping. */
@@ -162,8 +162,12 @@ int fdop_copy_file_range(struct run *r, const struct check *k, char *why,
 			 size_t whylen);
 int fdop_ficlone(struct run *r, const struct check *k, char *why,
 		 size_t whylen);
+/* XFS_IOC_SWAPEXT of r->fd's file with a copy of it: as the target if
+ * k->idx is 0, as the temporary file if 1. */
+int fdop_xfs_swapext(struct run *r, const struct check *k, char *why,
+		     size_t whylen);
 int fdop_mmap_shared(struct run *r, const struct check *k, char *why,
 		     size_t whylen);
-void ext4_unmount(void);
+void disks_unmount(void);
 
 #endif
