@@ -467,7 +467,7 @@ static int hook_file_ioctl(struct file *file, unsigned int cmd,
 static void hook_file_release(struct file *file)
 {
 	if (denywrite_file_is_protected(file))
-		denywrite_file_release(file);
+		denywrite_file_drop(file);
 }
 
 /* A filesystem goes away: the rules on it go with it, in any mode. */

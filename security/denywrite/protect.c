@@ -679,11 +679,13 @@ void denywrite_file_drop_transient(struct file *file)
 
 /**
  * denywrite_file_drop - drop @file's hold, if it has one
- * @file: a file exec opened and is done with, which lives on: a binary
- *        that binfmt_misc hands to its interpreter as AT_EXECFD, whose
- *        denial exec releases as it swaps in the interpreter
+ * @file: a file whose last reference is going (its inodes are still
+ *        alive), or a file exec opened and is done with, which lives on:
+ *        a binary that binfmt_misc hands to its interpreter as AT_EXECFD,
+ *        whose denial exec releases as it swaps in the interpreter
  *
- * Context: the exec that opened @file, which no other thread protects.
+ * Context: no other thread can protect @file: its last reference is
+ * gone, or it is the exec's that opened it.
  */
 void denywrite_file_drop(struct file *file)
 {
@@ -711,17 +713,6 @@ bool denywrite_file_mark_audited(struct file *file)
 	first = !tracking_on() || xchg(&blob->marked, gen) != gen;
 	rcu_read_unlock();
 	return first;
-}
-
-/**
- * denywrite_file_release - drop @file's hold, if it has one
- * @file: a file whose last reference is going; its inodes are still alive
- *
- * The last reference is gone: no other thread can protect @file any more.
- */
-void denywrite_file_release(struct file *file)
-{
-	file_drop(file, false);
 }
 
 /**

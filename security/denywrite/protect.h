@@ -201,7 +201,6 @@ void denywrite_shared_write(struct file *file);
 void denywrite_file_drop_transient(struct file *file);
 void denywrite_file_drop(struct file *file);
 bool denywrite_file_mark_audited(struct file *file);
-void denywrite_file_release(struct file *file);
 long denywrite_protected_inodes(void);
 void denywrite_protect_start(void);
 void denywrite_protect_relax(void);

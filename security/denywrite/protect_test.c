@@ -83,15 +83,15 @@ static void holds_of_two_files_of_one_inode(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before + 1);
 	KUNIT_EXPECT_EQ(test, atomic_read(&denywrite_inode(file_inode(a))->holders), 2);
 	KUNIT_EXPECT_PTR_EQ(test, denywrite_inode(file_inode(a))->namer, b);
-	denywrite_file_release(b);
+	denywrite_file_drop(b);
 	KUNIT_EXPECT_FALSE(test, denywrite_file_is_protected(b));
 	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(a));
 	KUNIT_EXPECT_NULL(test, denywrite_inode(file_inode(a))->namer);
-	denywrite_file_release(a);
+	denywrite_file_drop(a);
 	KUNIT_EXPECT_FALSE(test, denywrite_inode_protected(file_inode(b)));
 	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before);
 	/* A second release, as fput() makes after the test's: nothing. */
-	denywrite_file_release(a);
+	denywrite_file_drop(a);
 	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before);
 }
 
@@ -119,14 +119,14 @@ static void stop_drops_holds_and_takes_none(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before);
 
 	/* Their releases find nothing to drop. */
-	denywrite_file_release(a);
-	denywrite_file_release(b);
+	denywrite_file_drop(a);
+	denywrite_file_drop(b);
 	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before);
 
 	denywrite_protect_start();
 	KUNIT_EXPECT_EQ(test, protect(a), 0);
 	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(a));
-	denywrite_file_release(a);
+	denywrite_file_drop(a);
 	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before);
 }
 
@@ -263,7 +263,7 @@ static void truncating_open_refused_while_protector_checks(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, protect(a), 0);
 	KUNIT_EXPECT_TRUE(test, denywrite_inode_truncate_denied(inode,
 								ftruncate));
-	denywrite_file_release(a);
+	denywrite_file_drop(a);
 }
 
 /* A count that would wrap refuses the hold and stays as it is. */
@@ -326,8 +326,8 @@ static void denying_hold_denies_write_access(struct kunit *test)
 	KUNIT_EXPECT_FALSE(test, denywrite_inode_protected(inode));
 	KUNIT_EXPECT_TRUE(test, denywrite_file_is_protected(b));
 	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before + 1);
-	denywrite_file_release(a);
-	denywrite_file_release(b);
+	denywrite_file_drop(a);
+	denywrite_file_drop(b);
 	KUNIT_EXPECT_EQ(test, atomic_read(&inode->i_writecount), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&blob->denials), 0);
 	KUNIT_EXPECT_EQ(test, denywrite_protected_inodes(), before);
@@ -355,7 +355,7 @@ static void refused_denying_hold_leaves_no_trace(struct kunit *test)
 						     DENYWRITE_HOLD_DENY), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&blob->holders), 1);
 	KUNIT_EXPECT_TRUE(test, denywrite_inode_protected(inode));
-	denywrite_file_release(a);
+	denywrite_file_drop(a);
 	put_write_access(inode);
 	KUNIT_EXPECT_EQ(test, atomic_read(&blob->holders), 0);
 }
@@ -381,8 +381,8 @@ static void relax_makes_denying_holds_counted(struct kunit *test)
 	/* A protector that read enforce mode before the switch. */
 	KUNIT_EXPECT_EQ(test, protect_deny(a), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&inode->i_writecount), 0);
-	denywrite_file_release(a);
-	denywrite_file_release(b);
+	denywrite_file_drop(a);
+	denywrite_file_drop(b);
 	KUNIT_EXPECT_EQ(test, atomic_read(&blob->holders), 0);
 }
 
