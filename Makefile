@@ -56,7 +56,8 @@ kernel-kcsan: deps
 	@scripts/prepare-tree.sh $(KSRC) patches
 	@scripts/build-kernel.sh $(KSRC) $(KCSAN_OBJ) $(KCSAN_FRAGMENTS)
 
-# The CLI needs only gcc, make and libcap-dev (policy-tool/deps.sh), never
+# The CLI needs only gcc, make, libcap-dev and nettle-dev
+# (policy-tool/deps.sh), never
 # the kernel's build dependencies.  cli builds it static, for the guest's
 # initramfs; install installs a dynamic one (it calls NSS), with PREFIX
 # (default /usr) and DESTDIR; deb builds

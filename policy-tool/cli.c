@@ -19,6 +19,10 @@ enum {
 	OPT_PIDS,
 	OPT_SINCE,
 	OPT_FILE,
+	OPT_JOURNAL_FILE,
+	OPT_OP,
+	OPT_PATH,
+	OPT_UID,
 };
 
 #define F_JSON	0x1	/* takes --json */
@@ -29,7 +33,7 @@ enum {
 #define F_LIST	0x20	/* takes --sources */
 #define F_PERSIST 0x40	/* takes --persist */
 #define F_WHY	0x80	/* takes --pids, -w */
-#define F_LOG	0x100	/* takes --follow, --since, --file */
+#define F_LOG	0x100	/* takes --follow, --since, --file, the filters */
 #define F_STRICT 0x200	/* takes --strict */
 
 static const struct command_desc {
@@ -80,7 +84,9 @@ static const struct command_desc {
 	  "skipped (FILE:LINE: reason, exit 6), every good rule is loaded; past\n"
 	  "the kernel's limits the lowest-priority rules are left out.  Exit 1\n"
 	  "if nothing was loaded (the kernel refused the policy).\n"
-	  "   -n, --dry-run, --check  check only, print what would change\n"
+	  "   -n, --dry-run           check only, print what would change\n"
+	  "   --check                 the same; with --root, the image's policy\n"
+	  "                           offline, its paths resolved in <dir>\n"
 	  "   --strict                any bad rule or file fails the load\n"
 	  "   --allow-empty           let a policy without rules clear the rules\n"
 	  "   --root <dir>            read the rules.d directories under <dir>\n"
@@ -110,14 +116,29 @@ static const struct command_desc {
 	  "   --strict          a rule or file load would skip is trouble\n"
 	  "   --root <dir>      read the rules.d directories under <dir>\n"
 	  "   -j, --json        {\"add\":[...],\"remove\":[...],\"skipped\":N}\n" },
+	{ "cat-config", CMD_CAT_CONFIG, 0, 0, F_ROOT,
+	  " cat-config [--root <dir>]\n\n"
+	  "Print the rules files that load reads, in the order it reads them,\n"
+	  "each after a \"# /path\" line: a file masked by one of its name of a\n"
+	  "higher priority as \"# /path (masked by /other)\", a rule that a\n"
+	  "later file masks (!PATH) or overrides as a comment naming that line.\n"
+	  "   --root <dir>      the rules.d directories of the image <dir>, its\n"
+	  "                     paths resolved in it\n" },
 	{ "log", CMD_LOG, 0, 0, F_JSON | F_LOG,
-	  " log [--since <time>] [-f|--follow] [--file <file>] [--json]\n\n"
+	  " log [--since <time>] [--op <op>] [--path <path>] [--uid <user>]\n"
+	  "     [-f|--follow] [--file <file>|--journal-file <file>] [--json]\n\n"
 	  "denywrite's audit records, one a line: time, op, mode, user,\n"
 	  "command, path, rule; from the audit log when auditd runs, else the\n"
 	  "journal, else the kernel's log.\n"
-	  "   --since <time>   @SECONDS, YYYY-MM-DD [HH:MM[:SS]], or -N[smhd]\n"
-	  "   -f, --follow     wait for new records\n"
+	  "   --since <time>   @SECONDS, YYYY-MM-DD [HH:MM[:SS]], -N[smhd],\n"
+	  "                    now, recent, today, yesterday, this-week,\n"
+	  "                    this-month or this-year\n"
+	  "   --op <op>        only records of this op (write, exec, mode...)\n"
+	  "   --path <path>    only records of this file (dir/: under dir)\n"
+	  "   --uid <user>     only records of this user (name or uid)\n"
+	  "   -f, --follow     wait for new records (a file: across rotations)\n"
 	  "   --file <file>    read them from a saved log (- for stdin)\n"
+	  "   --journal-file <file>  from a journal file (journalctl --file)\n"
 	  "   -j, --json       one JSON object a record\n" },
 };
 
@@ -150,6 +171,10 @@ static const struct option command_opts[] = {
 	{ "follow", no_argument, NULL, 'f' },
 	{ "since", required_argument, NULL, OPT_SINCE },
 	{ "file", required_argument, NULL, OPT_FILE },
+	{ "journal-file", required_argument, NULL, OPT_JOURNAL_FILE },
+	{ "op", required_argument, NULL, OPT_OP },
+	{ "path", required_argument, NULL, OPT_PATH },
+	{ "uid", required_argument, NULL, OPT_UID },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -181,6 +206,7 @@ void cli_usage(FILE *f)
 	      " load [<file>...|-]        replace the rules with policy files, by\n"
 	      "                           default those of the rules.d directories\n"
 	      " diff [<file>...|-]        what load would change\n"
+	      " cat-config                the rules files load reads, merged\n"
 	      " save                      print the rules as a policy file\n"
 	      " why <path>                why writing or running a file fails, and\n"
 	      "                           which processes hold it\n"
@@ -301,6 +327,7 @@ static int set_scope(struct cli *c, enum scope s, char *err, size_t errlen)
 static int refuse_option(int opt, char **argv, unsigned int flags,
 			 struct cli *c, char *err, size_t errlen)
 {
+	const char *arg;
 	unsigned int need;
 
 	switch (opt) {
@@ -337,6 +364,10 @@ static int refuse_option(int opt, char **argv, unsigned int flags,
 	case 'f':
 	case OPT_SINCE:
 	case OPT_FILE:
+	case OPT_JOURNAL_FILE:
+	case OPT_OP:
+	case OPT_PATH:
+	case OPT_UID:
 		need = F_LOG;
 		break;
 	default:
@@ -344,9 +375,12 @@ static int refuse_option(int opt, char **argv, unsigned int flags,
 	}
 	if (flags & need)
 		return 0;
-	if (strncmp(argv[optind - 1], "--", 2) == 0)
+	arg = argv[optind - 1];
+	if (optarg == arg && optind >= 2)	/* "--since X": before X */
+		arg = argv[optind - 2];
+	if (strncmp(arg, "--", 2) == 0)
 		snprintf(err, errlen, "%s: unrecognized option '%s'", c->name,
-			 esc(argv[optind - 1]));
+			 esc(arg));
 	else
 		snprintf(err, errlen, "%s: invalid option -- '%c'", c->name,
 			 opt);
@@ -370,8 +404,10 @@ static int parse_command_opt(int opt, char **argv, unsigned int flags,
 	case 'q':
 		c->quiet = true;
 		return 0;
-	case 'n':
 	case OPT_CHECK:
+		c->check = true;
+		/* fall through */
+	case 'n':
 		c->dry_run = true;
 		return 0;
 	case OPT_ALLOW_EMPTY:
@@ -403,6 +439,18 @@ static int parse_command_opt(int opt, char **argv, unsigned int flags,
 		return 0;
 	case OPT_FILE:
 		c->file = optarg;
+		return 0;
+	case OPT_JOURNAL_FILE:
+		c->journal_file = optarg;
+		return 0;
+	case OPT_OP:
+		c->log_op = optarg;
+		return 0;
+	case OPT_PATH:
+		c->log_path = optarg;
+		return 0;
+	case OPT_UID:
+		c->log_uid = optarg;
 		return 0;
 	case OPT_IGNORE_WRITERS:
 		c->ignore_writers = true;

@@ -22,6 +22,7 @@ enum command {
 	CMD_STATS,
 	CMD_DIFF,
 	CMD_LOG,
+	CMD_CAT_CONFIG,
 };
 
 struct cli {
@@ -34,6 +35,8 @@ struct cli {
 	bool ignore_writers;	/* add */
 	bool quiet;		/* load, add, del: no notes; why: nothing */
 	bool dry_run;		/* load: parse and resolve, do not load */
+	bool check;		/* load --check: with --root, the image's
+				 * policy offline */
 	bool allow_empty;	/* load: an empty policy clears the rules */
 	bool strict;		/* load, diff: any bad rule or file fails it
 				 * all */
@@ -44,6 +47,10 @@ struct cli {
 	bool follow;		/* log: wait for more records */
 	const char *since;	/* log: records from this time on */
 	const char *file;	/* log: read records from this file */
+	const char *journal_file;	/* log: or from this journal file */
+	const char *log_op;	/* log: only records of this op= */
+	const char *log_path;	/* log: only records of this path= */
+	const char *log_uid;	/* log: only records of this user */
 	const char *root;	/* load, diff, list --sources, --persist:
 				 * the rules.d directories under this root */
 	char **args;		/* operands, pointing into argv */

@@ -506,6 +506,7 @@ static const command_fn handlers[] = {
 	[CMD_STATS] = cmd_stats,
 	[CMD_DIFF] = cmd_diff,
 	[CMD_LOG] = cmd_log,
+	[CMD_CAT_CONFIG] = cmd_cat_config,
 };
 
 int command_run(struct dw *dw, const struct cli *c)

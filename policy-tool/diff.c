@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Drift and provenance: diff (what load would add and remove against the
- * kernel's rules), load --dry-run's diff, and list --sources (which file
- * and line each rule in force comes from).
+ * kernel's rules), load --dry-run's diff, list --sources (which file and
+ * line each rule in force comes from) and cat-config (the files as load
+ * reads them).
  */
 #include "diff.h"
 #include "json.h"
@@ -12,6 +13,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static bool same_kind(const struct rule *a, const struct rule *b)
 {
@@ -255,4 +257,78 @@ int list_sources(const struct cli *c, struct policy *cur,
 	pairing_free(&pr);
 	file_policy_free(&fp);
 	return 0;
+}
+
+/*
+ * A line of a file as it is, but for control characters (a tab aside),
+ * which a policy file line may not hold: "\ooo", so that nothing printed
+ * moves the terminal's cursor.
+ */
+static void put_line(const char *prefix, const char *line, size_t len)
+{
+	fputs(prefix, stdout);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char ch = (unsigned char)line[i];
+
+		if ((ch < 0x20 && ch != '\t') || ch == 0x7f)
+			printf("\\%03o", ch);
+		else
+			putchar(ch);
+	}
+	putchar('\n');
+}
+
+/* One file's lines, the rules of fates (from *k on) marked. */
+static void cat_file(const struct source *s, const struct file_policy *fp,
+		     size_t *k)
+{
+	const char *p = s->text, *end = s->text + s->len;
+	unsigned int line = 0;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		const struct rule_fate *f = *k < fp->nfates ? &fp->fates[*k] :
+					    NULL;
+		char mark[PATH_MAX + 64] = "";
+
+		line++;
+		if (f && f->file == s->name && f->line == line) {
+			snprintf(mark, sizeof(mark), "# %s by %s:%u: ",
+				 f->kind == FATE_MASKED ? "masked" :
+				 "overridden", esc(f->by_file), f->by_line);
+			++*k;
+		}
+		put_line(mark, p, n);
+		p += nl ? n + 1 : n;
+	}
+}
+
+int cmd_cat_config(struct dw *dw, const struct cli *c)
+{
+	struct policy_files from = { .cmd = c->name, .root = c->root,
+				     .in_root = c->root != NULL,
+				     .quiet = true };
+	struct file_policy fp;
+	size_t k = 0;
+	int rc = file_policy_read(&from, &fp);
+
+	(void)dw;	/* the files only, never the kernel's */
+	for (size_t i = 0; i < fp.files->n && !rc; i++) {
+		const struct source *s = &fp.files->s[i];
+
+		printf("%s# %s", i ? "\n" : "", esc(s->name));
+		if (s->masked_by)
+			printf(" (masked by %s)\n", esc(s->masked_by));
+		else if (s->null)
+			puts(" (a link to /dev/null)");
+		else if (s->skipped)
+			printf(" (skipped: %s)\n", s->skipped);
+		else
+			putchar('\n');
+		if (s->text)
+			cat_file(s, &fp, &k);
+	}
+	file_policy_free(&fp);
+	return rc;
 }

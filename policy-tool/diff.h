@@ -32,4 +32,11 @@ void dry_run_diff(struct dw *dw, struct json *j, const struct policy *want);
 int list_sources(const struct cli *c, struct policy *cur,
 		 const struct policy *gone);
 
+/*
+ * denywritectl cat-config: the rules files load reads, as read, in load
+ * order, each after a "# /path" line; the files masked by name and the
+ * rules masked or overridden marked.  Never touches securityfs.
+ */
+int cmd_cat_config(struct dw *dw, const struct cli *c);
+
 #endif

@@ -3,6 +3,9 @@
  * denywritectl load: read policy files (named, or the system's rules.d
  * directories: rules.c), check them as the kernel will, and write them as
  * one policy in one write(2), which the kernel applies atomically.
+ * load --root IMAGE --check checks an image's policy offline: its paths
+ * resolved in IMAGE, securityfs untouched, the rules it would load
+ * printed.
  */
 #include "diff.h"
 #include "json.h"
@@ -40,6 +43,37 @@ static int load_policy(struct dw *dw, const struct cli *c,
 	return 0;
 }
 
+/* An image's check (offline): the rules as they would be loaded.  A
+ * dry run with --root alone predicts load --root, which resolves on the
+ * host. */
+static bool offline(const struct cli *c)
+{
+	return c->check && c->root;
+}
+
+/* The rules of p as the kernel would show them (resolved), as text or
+ * the member "rules" of j's open object. */
+static void rules_report(struct json *j, const struct policy *p)
+{
+	if (j)
+		json_begin(j, "rules", '[');
+	for (size_t i = 0; i < p->n; i++) {
+		struct rule r = p->rule[i];
+		char *s;
+
+		r.path = r.canon;
+		if (j) {
+			json_rule(j, NULL, &r);
+			continue;
+		}
+		s = rule_format(&r);
+		puts(s);
+		free(s);
+	}
+	if (j)
+		json_end(j, ']');
+}
+
 /* What load did: "loaded N rules from M files", or JSON. */
 static void load_report(struct dw *dw, const struct cli *c,
 			const struct file_policy *fp)
@@ -49,7 +83,9 @@ static void load_report(struct dw *dw, const struct cli *c,
 	struct json j;
 
 	if (!c->json) {
-		if (c->dry_run)
+		if (offline(c))
+			rules_report(NULL, p);
+		else if (c->dry_run)
 			dry_run_diff(dw, NULL, p);
 		if (!c->quiet)
 			printf("%s %zu %s from %zu %s%s\n",
@@ -64,7 +100,9 @@ static void load_report(struct dw *dw, const struct cli *c,
 	json_uint(&j, c->dry_run ? "checked" : "loaded", p->n);
 	json_uint(&j, "files", n);
 	json_uint(&j, "skipped", fp->skipped);
-	if (c->dry_run)
+	if (offline(c))
+		rules_report(&j, p);
+	else if (c->dry_run)
 		dry_run_diff(dw, &j, p);
 	json_end(&j, '}');
 }
@@ -73,6 +111,7 @@ static int load(struct dw *dw, const struct cli *c, struct file_policy *fp)
 {
 	struct policy_files from = { .cmd = c->name, .names = c->args,
 				     .n = (size_t)c->nargs, .root = c->root,
+				     .in_root = offline(c),
 				     .strict = c->strict };
 	int rc = file_policy_read(&from, fp);
 

@@ -188,9 +188,9 @@ static int write_text(const struct local *l, const char *text, size_t len)
 }
 
 /* The index of the one of the n rules (resolved) whose rule the line
- * is (rule_same), or -1. */
+ * is (rule_same), or -1; a mask ("!PATH") only if masks. */
 static long same_as_one_of(const char *line, size_t len,
-			   const struct rule *rules, size_t n)
+			   const struct rule *rules, size_t n, bool masks)
 {
 	char err[256];
 	struct rule r = { 0 };
@@ -198,6 +198,10 @@ static long same_as_one_of(const char *line, size_t len,
 
 	if (rule_parse_line(line, len, &r, err, sizeof(err)) != 1)
 		return -1;
+	if (r.mask && !masks) {
+		free(r.path);
+		return -1;
+	}
 	rule_resolve(&r);
 	for (size_t i = 0; i < n && hit < 0; i++)
 		if (rule_same(&r, &rules[i]))
@@ -216,10 +220,11 @@ static void put(char **o, const char *s, size_t l)
 
 /*
  * text with the lines of the n rules edited: for add (lines not NULL),
- * the first line of the same rule as rules[k] (rule_same) becomes
- * lines[k], in its place, and lines[k] is appended if there was none; for
- * del, they go.  Any other line of that rule goes too, so that the file
- * has one for each object.
+ * the first line of the same rule as rules[k] (rule_same), a mask
+ * ("!PATH") too, becomes lines[k], in its place, and lines[k] is appended
+ * if there was none; for del, they go, but a mask, which stays.  Any
+ * other line of that rule goes too, so that the file has one for each
+ * object.
  */
 static char *edit(const char *text, size_t len, const struct rule *rules,
 		  char *const *lines, size_t n, size_t *outlen)
@@ -235,7 +240,8 @@ static char *edit(const char *text, size_t len, const struct rule *rules,
 	while (text < end) {
 		const char *nl = memchr(text, '\n', (size_t)(end - text));
 		size_t l = nl ? (size_t)(nl - text) + 1 : (size_t)(end - text);
-		long k = same_as_one_of(text, nl ? l - 1 : l, rules, n);
+		long k = same_as_one_of(text, nl ? l - 1 : l, rules, n,
+					lines != NULL);
 
 		if (k < 0)
 			put(&o, text, l);

@@ -170,7 +170,7 @@ int rule_parse_line(const char *line, size_t len, struct rule *r,
 		    char *err, size_t errlen)
 {
 	size_t wlen = 0, p;
-	bool optional;
+	bool optional, mask;
 	char *raw;
 
 	if (memchr(line, '\0', len)) {
@@ -185,13 +185,18 @@ int rule_parse_line(const char *line, size_t len, struct rule *r,
 		len--;
 	if (len == 0 || line[0] == '#')
 		return 0;
+	mask = line[0] == '!';
 	optional = line[0] == '-';
-	line += optional;
-	len -= optional;
-	while (wlen < len && !is_blank(line[wlen]))
+	line += optional || mask;
+	len -= optional || mask;
+	while (!mask && wlen < len && !is_blank(line[wlen]))
 		wlen++;
-	if (parse_scope_word(line, wlen, r, err, errlen))
+	if (!mask && parse_scope_word(line, wlen, r, err, errlen))
 		return -1;
+	if (mask) {
+		r->scope = 0;
+		r->ignore_writers = false;
+	}
 	for (p = wlen; p < len && is_blank(line[p]); p++)
 		;
 	if (rule_check_path(line + p, len - p, err, errlen) ||
@@ -203,6 +208,7 @@ int rule_parse_line(const char *line, size_t len, struct rule *r,
 	}
 	r->path = raw;
 	r->optional = optional;
+	r->mask = mask;
 	r->file = NULL;
 	r->line = 0;
 	return 1;
@@ -216,7 +222,10 @@ char *rule_format(const struct rule *r)
 		   strlen(path) + 2;
 	char *s = xmalloc(n);
 
-	snprintf(s, n, "%s%s %s", scope_name(r->scope), opt, path);
+	if (r->mask)
+		snprintf(s, n, "!%s", path);
+	else
+		snprintf(s, n, "%s%s %s", scope_name(r->scope), opt, path);
 	free(path);
 	return s;
 }
@@ -280,7 +289,10 @@ static int check_new_rule(const struct policy *p, const struct rule *r,
 {
 	const struct rule *dup = find_rule(p, r->path);
 
-	if (dup && dup->file == r->file)
+	if (r->mask)
+		snprintf(err, errlen, "a mask (!%s) is for policy files only",
+			 path_short(r->path, strlen(r->path)));
+	else if (dup && dup->file == r->file)
 		snprintf(err, errlen, "a rule for %s is already on line %u",
 			 path_short(r->path, strlen(r->path)), dup->line);
 	else if (dup)

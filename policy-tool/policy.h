@@ -28,6 +28,9 @@ struct rule {
 	bool ignore_writers;
 	bool optional;		/* "-" before it in a policy file: the path
 				 * may be missing */
+	bool mask;		/* "!PATH" in a policy file: no rule, but
+				 * the mask of the same rule of earlier
+				 * files (rules.h); scope unset */
 	char *path;		/* owned; the bytes of the path, unescaped */
 	/* Set by rule_resolve (rules.h), for rule_same: */
 	char *canon;		/* owned; the path resolved, or NULL */
@@ -51,8 +54,9 @@ const char *scope_name(enum scope scope);
 /*
  * Parse one rule line (no newline; may contain anything, also NULs) in
  * the kernel's syntax, "[-]SCOPE[,OPTION] PATH", PATH with the kernel's
- * escapes (a backslash and 3 octal digits, see path_unescape).  Leading
- * and trailing whitespace is ignored.  Returns 1 and fills *r (the caller
+ * escapes (a backslash and 3 octal digits, see path_unescape), or a
+ * policy file's mask, "!PATH" (r->mask).  Leading and trailing
+ * whitespace is ignored.  Returns 1 and fills *r (the caller
  * frees r->path, the unescaped bytes) for a rule, 0 for a blank or '#'
  * comment line, -1 with a reason in err on a malformed line.
  */
@@ -97,7 +101,8 @@ bool rule_is_too_broad(const struct rule *r);
 /*
  * "SCOPE[,OPTION] PATH" without newline, the path escaped (path_escape):
  * what every command prints for a rule, what policy files hold and what
- * is written to the kernel; rule_parse_line reads it back.  malloc'd.
+ * is written to the kernel; rule_parse_line reads it back ("!PATH" for
+ * a mask).  malloc'd.
  */
 char *rule_format(const struct rule *r);
 

@@ -11,10 +11,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #define POLICY_FILE_MAX (64u << 20)
@@ -29,26 +32,13 @@ static const char *const rules_dirs[] = {
 	LIB_RULES_DIR,			/* /usr/lib/denywrite/rules.d */
 };
 
-struct source {
-	char *name;	/* for messages: the path, or "<stdin>" */
-	char *path;	/* to open; NULL for standard input */
-	const char *base;	/* the file name, in path */
-	unsigned int tier;	/* its rules.d directory: 0 (/etc) for the
-				 * highest priority; 0 for a named file */
-};
-
-struct sources {
-	struct source *s;
-	size_t n;
-};
-
 static void sources_add(struct sources *l, const char *path)
 {
 	struct source *s;
 
 	l->s = xrealloc(l->s, (l->n + 1) * sizeof(*l->s));
 	s = &l->s[l->n++];
-	s->tier = 0;
+	memset(s, 0, sizeof(*s));
 	if (strcmp(path, "-") == 0) {
 		s->name = xstrdup("<stdin>");
 		s->path = NULL;
@@ -65,6 +55,9 @@ static void sources_free(struct sources *l)
 	for (size_t i = 0; i < l->n; i++) {
 		free(l->s[i].name);
 		free(l->s[i].path);
+		free(l->s[i].rel);
+		free(l->s[i].skipped);
+		free(l->s[i].text);
 	}
 	free(l->s);
 }
@@ -77,11 +70,13 @@ static bool base_eq(const void *ctx, size_t pos)
 	return strcmp(l->s[pos].base, base) == 0;
 }
 
+/* By name; of one name the lowest priority first, the file read last. */
 static int by_base(const void *a, const void *b)
 {
 	const struct source *x = a, *y = b;
+	int c = strcmp(x->base, y->base);
 
-	return strcmp(x->base, y->base);
+	return c ? c : (x->tier < y->tier) - (x->tier > y->tier);
 }
 
 static bool is_rules_file(const char *name)
@@ -97,7 +92,48 @@ struct checking {
 	bool strict;		/* the first one fails the whole load */
 	bool quiet;		/* say nothing of them, nor warn */
 	unsigned int skipped;	/* rules, files and directories skipped */
+	int root_fd;		/* in_root: the root, open; else -1 */
+	char *root_canon;	/* and its canonical path */
 };
+
+/*
+ * Open path in the root ck->root_fd as if it were / (RESOLVE_IN_ROOT:
+ * ".." and absolute symbolic links stay in it), or -1 (errno).
+ */
+static int open_in_root(const struct checking *ck, const char *path,
+			int flags)
+{
+#ifdef SYS_openat2
+	struct open_how how = { .flags = (unsigned int)flags | O_CLOEXEC,
+				.resolve = RESOLVE_IN_ROOT |
+					   RESOLVE_NO_MAGICLINKS };
+
+	return (int)syscall(SYS_openat2, ck->root_fd, path, &how, sizeof(how));
+#else
+	(void)ck;
+	(void)path;
+	(void)flags;
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+/* Whether base in dirfd is a symbolic link to /dev/null (or is it). */
+static bool is_null(const struct checking *ck, int dirfd, const char *base)
+{
+	char target[16];
+	ssize_t n = readlinkat(dirfd, base, target, sizeof(target) - 1);
+	struct stat st;
+
+	if (n >= 0) {
+		target[n] = '\0';
+		if (strcmp(target, "/dev/null") == 0)
+			return true;
+	}
+	/* an image's links are its own: not followed on this system */
+	return ck->root_fd < 0 && fstatat(dirfd, base, &st, 0) == 0 &&
+	       S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3);
+}
 
 /*
  * A file or directory that cannot be read: with --strict it fails the
@@ -115,37 +151,69 @@ static int skip_part(struct checking *ck, const char *name, const char *why,
 }
 
 /*
- * Add the *.rules files of dir not overridden by a name in l already.  A
- * missing dir is none; one that cannot be read (not a directory, no
- * permission) is skipped, as a bad file is: the other directories are
- * still read.
+ * Add base, a rules file of dir (rel in the root, tier its priority):
+ * masked by the file of l at over, or (over < 0) the first of its name.
  */
-static int scan_dir(const char *dir, unsigned int tier, struct sources *l,
-		    struct hindex *seen, struct checking *ck)
+static void add_found(struct sources *l, const char *dir, const char *rel,
+		      const char *base, unsigned int tier, long over,
+		      const struct checking *ck, int dirfd)
 {
-	struct dirent **names;
-	int n = scandir(dir, &names, NULL, alphasort);
+	char path[2 * PATH_MAX];
+	struct source *s;
 
-	if (n < 0)
-		return errno == ENOENT ? 0 : skip_part(ck, dir, strerror(errno),
-						       "directory");
+	snprintf(path, sizeof(path), "%s/%s", dir, base);
+	sources_add(l, path);
+	s = &l->s[l->n - 1];
+	s->tier = tier;
+	if (ck->root_fd >= 0) {
+		snprintf(path, sizeof(path), "%s/%s", rel, base);
+		s->rel = xstrdup(path);
+	}
+	if (over >= 0)
+		s->masked_by = l->s[over].name;
+	s->null = over < 0 && is_null(ck, dirfd, base);
+}
+
+/*
+ * Add the *.rules files of dir (rel in the root): those of a name in l
+ * already masked by it.  A missing dir is none; one that cannot be read
+ * (not a directory, no permission) is skipped, as a bad file is: the
+ * other directories are still read.
+ */
+static int scan_dir(const char *dir, const char *rel, unsigned int tier,
+		    struct sources *l, struct hindex *seen,
+		    struct checking *ck)
+{
+	int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC, n = -1;
+	int fd = ck->root_fd >= 0 ? open_in_root(ck, rel, flags) :
+		 open(dir, flags);
+	struct dirent **names;
+
+	if (fd >= 0)
+		n = scandirat(fd, ".", &names, NULL, alphasort);
+	if (n < 0) {
+		int err = errno;
+
+		if (fd >= 0)
+			close(fd);
+		return err == ENOENT ? 0 : skip_part(ck, dir, strerror(err),
+						     "directory");
+	}
 	for (int i = 0; i < n; i++) {
 		const char *base = names[i]->d_name;
 		const void *ctx[2] = { l, base };
 		uint64_t h = hash_bytes(base, strlen(base));
+		long over = is_rules_file(base) ?
+			    hindex_find(seen, h, base_eq, ctx) : -2;
 
-		if (is_rules_file(base) &&
-		    hindex_find(seen, h, base_eq, ctx) < 0) {
-			char path[2 * PATH_MAX];
-
-			snprintf(path, sizeof(path), "%s/%s", dir, base);
-			hindex_add(seen, h, l->n);
-			sources_add(l, path);
-			l->s[l->n - 1].tier = tier;
-		}
+		if (over != -2)
+			add_found(l, dir, rel, base, tier, over, ck, fd);
+		if (over == -1)
+			hindex_add(seen, h, l->n - 1);
 		free(names[i]);
 	}
 	free(names);
+	close(fd);
 	return 0;
 }
 
@@ -161,7 +229,8 @@ static int collect_rules_d(const char *root, struct sources *l,
 	     !rc; i++) {
 		snprintf(dir, sizeof(dir), "%s%s", root ? root : "",
 			 rules_dirs[i]);
-		rc = scan_dir(dir, (unsigned int)i, l, &seen, ck);
+		rc = scan_dir(dir, rules_dirs[i], (unsigned int)i, l, &seen,
+			      ck);
 	}
 	hindex_free(&seen);
 	if (l->n > 1)
@@ -179,7 +248,8 @@ static int collect_rules_d(const char *root, struct sources *l,
  * checked with fstat on that fd (no race with a rename).  A file named on
  * the command line may be a pipe (load <(...)), but not a directory.
  */
-static int open_source(const struct source *s, bool regular_only, int *err)
+static int open_source(const struct source *s, bool regular_only,
+		       const struct checking *ck, int *err)
 {
 	int flags = O_RDONLY | O_CLOEXEC | (regular_only ? O_NONBLOCK : 0);
 	struct stat st;
@@ -188,7 +258,7 @@ static int open_source(const struct source *s, bool regular_only, int *err)
 	*err = 0;
 	if (!s->path)
 		return 0;
-	fd = open(s->path, flags);
+	fd = s->rel ? open_in_root(ck, s->rel, flags) : open(s->path, flags);
 	if (fd < 0 || fstat(fd, &st) != 0)
 		*err = errno;
 	else if (S_ISDIR(st.st_mode))
@@ -203,10 +273,10 @@ static int open_source(const struct source *s, bool regular_only, int *err)
 }
 
 /* Read a source; 0, an errno value or E_NOT_REGULAR. */
-static int read_source(const struct source *s, bool regular_only, char **buf,
-		       size_t *len)
+static int read_source(const struct source *s, bool regular_only,
+		       const struct checking *ck, char **buf, size_t *len)
 {
-	int err, fd = open_source(s, regular_only, &err);
+	int err, fd = open_source(s, regular_only, ck, &err);
 
 	if (fd < 0)
 		return err;
@@ -243,25 +313,31 @@ static bool report_line(void *ctx, const char *file, unsigned int line,
 
 /*
  * Parse every source into p (only regular files if regular_only: the
- * rules.d directories'), counting in *nread those read; 1 (reported) if
- * it must stop.
+ * rules.d directories'), but those masked, counting in *nread those read
+ * and keeping their text; 1 (reported) if it must stop.
  */
 static int parse_sources(const struct sources *l, bool regular_only,
 			 struct policy *p, struct checking *ck, size_t *nread)
 {
 	for (size_t i = 0; i < l->n; i++) {
-		char *buf;
-		size_t len;
-		int err = read_source(&l->s[i], regular_only, &buf, &len);
+		struct source *s = &l->s[i];
+		int err;
 
-		if (err && skip_part(ck, l->s[i].name, read_error(err), "file"))
+		if (s->masked_by || s->null)
+			continue;
+		err = read_source(s, regular_only, ck, &s->text, &s->len);
+		if (err) {
+			s->text = NULL;
+			s->len = 0;
+			s->skipped = xstrdup(read_error(err));
+		}
+		if (err && skip_part(ck, s->name, read_error(err), "file"))
 			return 1;
 		if (err)
 			continue;
 		++*nread;
-		err = policy_add_lines(p, l->s[i].name, buf, len, true,
+		err = policy_add_lines(p, s->name, s->text, s->len, true,
 				       report_line, ck);
-		free(buf);
 		if (err < 0)	/* only report_line stops it: --strict */
 			return 1;
 	}
@@ -321,6 +397,52 @@ uint64_t rule_same_hash(const struct rule *r)
 	return hash_bytes(&obj, sizeof(obj));
 }
 
+/*
+ * rule_resolve in the root of ck, if any: the object r's path names
+ * there, r->canon its path in the root (from /proc/self/fd).
+ */
+static void rule_resolve_in(struct rule *r, const struct checking *ck)
+{
+	size_t n = ck->root_fd >= 0 ? strlen(ck->root_canon) : 0;
+	char link[64], buf[PATH_MAX];
+	struct stat st;
+	ssize_t len;
+	int fd;
+
+	if (ck->root_fd < 0) {
+		rule_resolve(r);
+		return;
+	}
+	free(r->canon);
+	r->canon = NULL;
+	r->resolved = false;
+	r->dev = 0;
+	r->ino = 0;
+	fd = open_in_root(ck, r->path, O_PATH);
+	r->lookup_err = fd < 0 ? errno : 0;
+	if (fd < 0)
+		return;
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	len = readlink(link, buf, sizeof(buf) - 1);
+	if (len < 0 || fstat(fd, &st) != 0)
+		r->lookup_err = errno;
+	close(fd);
+	if (r->lookup_err)
+		return;
+	buf[len] = '\0';
+	if (n == 1)	/* the root is / */
+		n = 0;
+	if (strncmp(buf, ck->root_canon, n) != 0 ||
+	    (buf[n] != '/' && buf[n] != '\0')) {
+		r->lookup_err = EXDEV;	/* moved out of the root meanwhile */
+		return;
+	}
+	r->canon = xstrdup(buf[n] ? buf + n : "/");
+	r->resolved = true;
+	r->dev = st.st_dev;
+	r->ino = st.st_ino;
+}
+
 void policy_resolve(struct policy *p)
 {
 	for (size_t i = 0; i < p->n; i++)
@@ -368,20 +490,30 @@ void warn_too_broad(const struct rule *r, const char *where)
 
 #define NONE SIZE_MAX
 
-/* What merging the same rules keeps track of. */
+/*
+ * What merging the same rules keeps track of.  The lines are rules and
+ * masks ("!PATH"), which are never kept.
+ */
 struct merging {
-	struct rule_index first;	/* the first rule of each object */
-	size_t *winner;		/* of a first rule: the same rule that
+	struct rule_index first;	/* the first line of each object */
+	size_t *winner;		/* of a first line: the same line that
 				 * stands for it now, that of the last file;
 				 * NONE for the others */
-	size_t *dup_of;		/* of a rule of the same file as the winner
+	size_t *dup_of;		/* of a line of the same file as the winner
 				 * then: that winner; else NONE */
+	size_t *by;		/* of a rule that a later file's line
+				 * overrides or masks: that line; else NONE */
+	bool *has_rule;		/* of a first line: a rule is among the
+				 * object's lines so far */
+	bool *masks_nothing;	/* of a mask: no earlier file has a rule for
+				 * its object */
 	bool *keep;
 };
 
 /*
- * Rule i is the same as the rule first: of a later file it overrides the
- * one that stands now; of the same file it is a duplicate.
+ * Line i is for the object of the line first: of a later file it
+ * overrides (or masks) the one that stands now; of the same file it is a
+ * duplicate.
  */
 static void merge(const struct policy *p, size_t i, size_t first,
 		  struct merging *m)
@@ -393,28 +525,44 @@ static void merge(const struct policy *p, size_t i, size_t first,
 		m->keep[i] = false;
 		return;
 	}
+	m->masks_nothing[i] = p->rule[i].mask && !m->has_rule[first];
+	m->has_rule[first] |= !p->rule[i].mask;
+	if (!p->rule[w].mask)
+		m->by[w] = i;
 	m->keep[w] = false;
 	m->winner[first] = i;
 }
 
-/* Why rule i, a duplicate of rule w of its file, is dropped. */
+/* Why line i, a duplicate of line w of its file, is dropped. */
 static void dup_reason(const struct rule *r, const struct rule *w,
 		       char *reason, size_t size)
 {
 	if (strcmp(r->path, w->path) == 0)
-		snprintf(reason, size, "a rule for %s is already on line %u",
+		snprintf(reason, size, "a %s for %s is already on line %u",
+			 w->mask ? "mask" : "rule",
 			 path_short(r->path, strlen(r->path)), w->line);
 	else
-		snprintf(reason, size, "%s is the same as %s on line %u",
-			 esc(r->path), esc(w->path), w->line);
+		snprintf(reason, size, "%s is the same as %s%s on line %u",
+			 esc(r->path), w->mask ? "!" : "", esc(w->path),
+			 w->line);
+}
+
+/* Why mask r masks nothing. */
+static void nothing_reason(const struct rule *r, char *reason, size_t size)
+{
+	snprintf(reason, size, "!%s masks no rule: no earlier file has a rule "
+		 "for it%s%s%s", esc(r->path), r->resolved ? "" : " (",
+		 r->resolved ? "" : strerror(r->lookup_err),
+		 r->resolved ? "" : ")");
 }
 
 /*
  * Drop, and say in the order of the rules, those the kernel would
- * refuse: a second rule for one object in one file, and a rule that
+ * refuse: a second line for one object in one file, and a rule that
  * stands for its object but cannot be resolved (an optional rule whose
- * path is missing is left out silently, as sysctl.d's "-" allows).  1
- * (reported) to stop.
+ * path is missing is left out silently, as sysctl.d's "-" allows); warn
+ * of a mask that masks nothing (an error if strict).  1 (reported) to
+ * stop.
  */
 static int report_dropped(struct policy *p, struct merging *m,
 			  struct checking *ck)
@@ -424,7 +572,16 @@ static int report_dropped(struct policy *p, struct merging *m,
 	for (size_t i = 0; i < p->n; i++) {
 		const struct rule *r = &p->rule[i];
 
-		if (m->dup_of[i] != NONE) {
+		if (m->masks_nothing[i] && !ck->strict) {
+			nothing_reason(r, reason, sizeof(reason));
+			if (!ck->quiet)
+				warn("%s:%u: %s", esc(r->file ? r->file : "?"),
+				     r->line, reason);
+			continue;
+		}
+		if (m->masks_nothing[i]) {
+			nothing_reason(r, reason, sizeof(reason));
+		} else if (m->dup_of[i] != NONE) {
 			dup_reason(r, &p->rule[m->dup_of[i]], reason,
 				   sizeof(reason));
 		} else if (m->keep[i] && !r->resolved) {
@@ -459,37 +616,68 @@ static void place_winners(struct policy *p, struct merging *m)
 	}
 }
 
-/*
- * Resolve every rule and keep, of the rules that are the same
- * (rule_same), the one of the last file, in the place of the first; drop
- * the rules the kernel would refuse.  Warnings for broad rules.  1
- * (reported) to stop the load.
- */
-static int resolve_rules(struct policy *p, struct checking *ck)
+/* The rules that a later file's line overrides or masks, in order. */
+static void record_fates(const struct policy *p, const struct merging *m,
+			 struct file_policy *fp)
 {
+	fp->fates = xcalloc(p->n ? p->n : 1, sizeof(*fp->fates));
+	for (size_t i = 0; i < p->n; i++) {
+		const struct rule *by = m->by[i] != NONE ? &p->rule[m->by[i]] :
+					NULL;
+		struct rule_fate *f = &fp->fates[fp->nfates];
+
+		if (!by)
+			continue;
+		f->kind = by->mask ? FATE_MASKED : FATE_OVERRIDDEN;
+		f->file = p->rule[i].file;
+		f->line = p->rule[i].line;
+		f->by_file = by->file;
+		f->by_line = by->line;
+		fp->nfates++;
+	}
+}
+
+/*
+ * Resolve every rule and mask and keep, of the lines for the same object
+ * (rule_same), the one of the last file, if it is a rule, in the place of
+ * the first; drop the rules the kernel would refuse.  Warnings for broad
+ * rules.  1 (reported) to stop the load.
+ */
+static int resolve_rules(struct file_policy *fp, struct checking *ck)
+{
+	struct policy *p = &fp->p;
+	size_t n = p->n ? p->n : 1;
 	struct merging m;
 	int rc;
 
-	m.winner = xcalloc(p->n, sizeof(*m.winner));
-	m.dup_of = xcalloc(p->n, sizeof(*m.dup_of));
-	m.keep = xcalloc(p->n, sizeof(*m.keep));
-	policy_resolve(p);
+	m.winner = xcalloc(n, sizeof(*m.winner));
+	m.dup_of = xcalloc(n, sizeof(*m.dup_of));
+	m.by = xcalloc(n, sizeof(*m.by));
+	m.has_rule = xcalloc(n, sizeof(*m.has_rule));
+	m.masks_nothing = xcalloc(n, sizeof(*m.masks_nothing));
+	m.keep = xcalloc(n, sizeof(*m.keep));
+	for (size_t i = 0; i < p->n; i++)
+		rule_resolve_in(&p->rule[i], ck);
 	rule_index_init(&m.first, p);
 	for (size_t i = 0; i < p->n; i++) {
 		long first = rule_index_find(&m.first, &p->rule[i]);
 
 		m.winner[i] = NONE;
 		m.dup_of[i] = NONE;
-		m.keep[i] = true;
+		m.by[i] = NONE;
+		m.keep[i] = !p->rule[i].mask;
 		if (first >= 0) {
 			merge(p, i, (size_t)first, &m);
 			continue;
 		}
 		rule_index_add(&m.first, i);
 		m.winner[i] = i;
+		m.has_rule[i] = !p->rule[i].mask;
+		m.masks_nothing[i] = p->rule[i].mask;
 	}
 	rc = report_dropped(p, &m, ck);
 	if (!rc) {
+		record_fates(p, &m, fp);
 		place_winners(p, &m);
 		policy_keep(p, m.keep);
 	}
@@ -503,6 +691,9 @@ static int resolve_rules(struct policy *p, struct checking *ck)
 	rule_index_free(&m.first);
 	free(m.winner);
 	free(m.dup_of);
+	free(m.by);
+	free(m.has_rule);
+	free(m.masks_nothing);
 	free(m.keep);
 	return rc;
 }
@@ -648,27 +839,57 @@ static int fit_limits(struct policy *p, const struct sources *l,
 	return rc;
 }
 
+/*
+ * Open the root of an image for in_root, in ck; 0 or 1 (reported).
+ * RESOLVE_IN_ROOT is openat2(2)'s, Linux 5.6: without it nothing in the
+ * root could be looked up as the image sees it, so it is an error, never
+ * a lookup on this system instead.
+ */
+static int open_root(const char *root, struct checking *ck)
+{
+	int fd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0 || !(ck->root_canon = realpath(root, NULL))) {
+		if (fd >= 0)
+			close(fd);
+		return fail("%s: %s: %s", ck->cmd, esc(root), strerror(errno));
+	}
+	ck->root_fd = fd;
+	fd = open_in_root(ck, "/", O_PATH);
+	if (fd < 0)
+		return fail("%s: %s: cannot look paths up inside it, "
+			    "openat2(2) with RESOLVE_IN_ROOT (Linux 5.6) "
+			    "failed: %s", ck->cmd, esc(root), strerror(errno));
+	close(fd);
+	return 0;
+}
+
 int file_policy_read(const struct policy_files *from, struct file_policy *fp)
 {
 	struct checking ck = { .cmd = from->cmd, .strict = from->strict,
-			       .quiet = from->quiet };
+			       .quiet = from->quiet, .root_fd = -1 };
 	int rc = 0;
 
 	memset(fp, 0, sizeof(*fp));
 	fp->files = xcalloc(1, sizeof(*fp->files));
 	policy_init(&fp->p);
+	if (from->in_root && from->root)
+		rc = open_root(from->root, &ck);
 	for (size_t i = 0; i < from->n; i++)
 		sources_add(fp->files, from->names[i]);
-	if (from->n == 0)
+	if (!rc && from->n == 0)
 		rc = collect_rules_d(from->root, fp->files, &ck);
 	if (!rc)
 		rc = parse_sources(fp->files, from->n == 0, &fp->p, &ck,
 				   &fp->nfiles);
 	if (!rc)
-		rc = resolve_rules(&fp->p, &ck);
+		rc = resolve_rules(fp, &ck);
 	if (!rc)
 		rc = fit_limits(&fp->p, fp->files, &ck);
 	fp->skipped = ck.skipped;
+	if (ck.root_fd >= 0)
+		close(ck.root_fd);
+	free(ck.root_canon);
 	return rc;
 }
 
@@ -677,4 +898,5 @@ void file_policy_free(struct file_policy *fp)
 	policy_free(&fp->p);
 	sources_free(fp->files);
 	free(fp->files);
+	free(fp->fates);
 }

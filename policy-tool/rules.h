@@ -6,14 +6,20 @@
  * rule line: rule_format) and the helpers below it.
  *
  * The policy files are those named, or the *.rules files of the rules.d
- * directories merged by name (/etc over /run over /usr/lib) and read in
- * the order of their names.  Each rule is resolved to the object it
- * names.  Of the rules that are the same (rule_same), the one of the
- * last file is kept, in the place of the first of them, as a later
- * sysctl.d file overrides a setting; a second one in a file is an error
- * (the first stands).  An optional rule ("-") whose path is missing is
- * left out silently.  Past the kernel's limits the rules of the lowest
- * priority are left out.
+ * directories merged by name (/etc over /run over /usr/lib: the file of
+ * the highest priority masks the others of its name, and a symbolic link
+ * to /dev/null or an empty file so masks them with nothing) and read in
+ * the order of their names: the load order.  Each rule is resolved to the
+ * object it names.  Of the lines for the same object (rule_same), rules
+ * and masks ("!PATH"), the one of the last file stands, as a later
+ * sysctl.d file overrides a setting: a rule, in the place of the first
+ * of them, or a mask, and the object has no rule.  A file has one line an
+ * object: a second one in a file is an error (the first stands), be it a
+ * rule or a mask, so a file never masks its own rules.  A mask for which
+ * no earlier file has a rule masks nothing: a warning, an error with
+ * strict.  An optional rule ("-") whose path is missing is left out
+ * silently.  Past the kernel's limits the rules of the lowest priority
+ * are left out.
  */
 #ifndef DENYWRITECTL_RULES_H
 #define DENYWRITECTL_RULES_H
@@ -79,22 +85,67 @@ struct policy_files {
 	char *const *names;	/* the files named ("-": standard input), */
 	size_t n;		/* or none (0): the rules.d directories */
 	const char *root;	/* the rules.d directories under it; NULL: / */
+	bool in_root;		/* with root: an image's policy, offline:
+				 * the rules.d directories, their files and
+				 * the rules' paths are resolved in root as
+				 * if it were / (openat2's RESOLVE_IN_ROOT:
+				 * absolute symbolic links and ".." never
+				 * leave it), not as this system sees them */
 	bool strict;		/* the first bad part fails it all */
 	bool quiet;		/* bad parts are counted, not said; no
 				 * warnings */
 };
 
+/* One policy file, in load order (cat-config shows them all). */
+struct source {
+	char *name;	/* for messages: the path, or "<stdin>" */
+	char *path;	/* to open; NULL for standard input */
+	char *rel;	/* in_root: its path in the root; else NULL */
+	const char *base;	/* the file name, in path */
+	unsigned int tier;	/* its rules.d directory: 0 (/etc) for the
+				 * highest priority; 0 for a named file */
+	const char *masked_by;	/* the name of the file of the same name of
+				 * a higher priority, which masks it (it is
+				 * not read); or NULL */
+	bool null;		/* a symbolic link to /dev/null: masks the
+				 * files of its name, read as empty */
+	char *skipped;		/* why it could not be read, or NULL */
+	char *text;		/* what was read, len bytes; or NULL */
+	size_t len;
+};
+
+struct sources {
+	struct source *s;
+	size_t n;
+};
+
+/*
+ * A rule line of the files that does not stand: overridden by a rule for
+ * the same object of a later file, or masked by a mask ("!PATH") of one.
+ */
+enum rule_fate_kind { FATE_OVERRIDDEN, FATE_MASKED };
+
+struct rule_fate {
+	enum rule_fate_kind kind;
+	const char *file;	/* the rule's, as in struct rule */
+	unsigned int line;
+	const char *by_file;	/* the line that overrides or masks it */
+	unsigned int by_line;
+};
+
 /*
  * The policy of the files: parsed, each rule resolved (rule_resolve), the
- * same rules merged, bad parts skipped (counted in skipped, and said on
- * stderr unless quiet) or, with strict, failing it.  0, or the exit code
- * (reported).  file_policy_free frees it either way.
+ * same rules merged and masked, bad parts skipped (counted in skipped,
+ * and said on stderr unless quiet) or, with strict, failing it.  0, or
+ * the exit code (reported).  file_policy_free frees it either way.
  */
 struct file_policy {
 	struct policy p;	/* its rules' file point into files */
-	struct sources *files;
+	struct sources *files;	/* every file, masked ones too */
 	size_t nfiles;		/* those read (not skipped) */
 	unsigned int skipped;
+	struct rule_fate *fates;	/* the rules overridden or masked, */
+	size_t nfates;			/* in the order of the files' lines */
 };
 
 int file_policy_read(const struct policy_files *from, struct file_policy *fp);

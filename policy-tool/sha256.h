@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * SHA-256 (FIPS 180-4), small and self-contained: the digest of the
- * kernel's rules file is the "policy=" of denywrite's audit records.
+ * SHA-256, by libnettle (which every Debian system has, through apt's
+ * GnuTLS): the digest of the kernel's rules file is the "policy=" of
+ * denywrite's audit records.
  */
 #ifndef DENYWRITECTL_SHA256_H
 #define DENYWRITECTL_SHA256_H

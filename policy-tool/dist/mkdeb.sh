@@ -33,6 +33,9 @@ deb=$(ls "$out"/denywrite-tools_*.deb)
 echo "mkdeb: $deb"
 grep -E '^(PLAN|[0-9]+ passed)' "$out/build.log" | sed 's/^/mkdeb: host tests: /'
 # Lintian: clean, or each remaining tag justified in
-# debian/denywrite-tools.lintian-overrides.
+# debian/denywrite-tools.lintian-overrides.  MKDEB_LINTIAN=no skips it:
+# the host test of the maintainer scripts builds the package, also where
+# the package build runs it, which has no lintian.
+[ "${MKDEB_LINTIAN:-yes}" != no ] || exit 0
 lintian --fail-on error,warning --display-info "$out"/*.changes
 echo "mkdeb: lintian: no errors, no warnings"

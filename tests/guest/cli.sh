@@ -519,6 +519,54 @@ test_log_reads_a_refused_write_from_the_kernel_log() {
 		json_is "$rec" .path "$T/logged"
 }
 
+# status's policy: is the kernel's own digest: the policy= of the
+# AUDIT_MAC_POLICY_LOAD (type=1403) record of a load, as the kernel
+# prints it without auditd (dmesg), over rules whose path the kernel
+# escapes.  The load runs in the background, for its pid, which the
+# record names; the record's time is not before the load's.  A new
+# rate-limit window first, as above, then a wait for the record.
+test_status_digest_is_the_policy_of_the_kernels_load_record() {
+	mkdir "$T/$(printf 'digest\tdir')" || return 1
+	printf 'exec /\nlib %s/digest\\011dir\n' "$T" >"$T/audited.rules"
+	sleep 5
+	since=$(date +%s)
+	"$DWC" load -q "$T/audited.rules" >"$T/.out" 2>"$T/.err" &
+	lpid=$!
+	wait "$lpid"
+	rc=$?
+	out=$(cat "$T/.out")
+	err=$(cat "$T/.err")
+	expect 0 "" || return 1
+	kernel_has "lib $T/digest\011dir" || return 1
+	n=0
+	while [ "$n" -lt 5 ]; do
+		digest=$(dmesg | awk -v since="$since" -v pid=" pid=$lpid " '
+			/ type=1403 audit\(/ && / lsm=denywrite op=rules / &&
+			    / res=1/ && index($0, pid) {
+				t = $0
+				sub(/.* type=1403 audit\(/, "", t)
+				sub(/[.:].*/, "", t)
+				if (t + 0 < since + 0)
+					next
+				d = $0
+				sub(/.* policy=/, "", d)
+				sub(/ .*/, "", d)
+			}
+			END { print d }')
+		[ -n "$digest" ] && break
+		sleep 1
+		n=$((n + 1))
+	done
+	[ "$n" -lt 5 ] || { why="no type=1403 record of the load (pid $lpid) in dmesg"; return 1; }
+	case $digest in
+	*[!0-9a-f]*) why="record's policy= is '$digest'"; return 1 ;;
+	esac
+	[ "${#digest}" = 64 ] || { why="record's policy= is '$digest'"; return 1; }
+	run "$DWC" status
+	expect 0 "" || return 1
+	has_line "policy:    $digest"
+}
+
 # --- stats and why --------------------------------------------------------------
 
 test_stats_count_a_denied_write() {
@@ -880,6 +928,7 @@ TESTS="
 	add_persist_survives_a_reload
 	status_prints_the_digest_of_the_rules_file
 	log_reads_a_refused_write_from_the_kernel_log
+	status_digest_is_the_policy_of_the_kernels_load_record
 	stats_count_a_denied_write
 	why_explains_a_running_executable
 	why_explains_a_running_shared_library

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,6 +26,32 @@ void write_file(const char *path, const char *content)
 		fprintf(stderr, "write %s: %s\n", path, strerror(errno));
 		exit(2);
 	}
+}
+
+void tree_file(const char *root, const char *rel, const char *content)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	for (char *p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		if (mkdir(path, 0755) != 0 && errno != EEXIST) {
+			fprintf(stderr, "mkdir %s: %s\n", path, strerror(errno));
+			exit(2);
+		}
+		*p = '/';
+	}
+	write_file(path, content);
+}
+
+bool file_is(const char *path, const char *want, char *got, size_t size)
+{
+	char *s = read_file(path);
+	bool same = s && strcmp(s, want) == 0;
+
+	snprintf(got, size, "%s", s ? s : "(unreadable)");
+	free(s);
+	return same;
 }
 
 char *read_file(const char *path)
@@ -82,7 +109,7 @@ double time_limit(double limit_ms)
 static const struct test *const tables[] = {
 	cli_tests, policy_tests, json_tests, util_tests, proc_tests,
 	e2e_tests, load_tests, why_tests, log_tests, golden_tests,
-	roundtrip_tests,
+	roundtrip_tests, mask_tests,
 };
 
 #define N_TABLES (sizeof(tables) / sizeof(tables[0]))

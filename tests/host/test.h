@@ -58,6 +58,7 @@ extern const struct test util_tests[];
 extern const struct test log_tests[];
 extern const struct test golden_tests[];
 extern const struct test roundtrip_tests[];
+extern const struct test mask_tests[];
 
 /* Set by the harness: the denywritectl binary and a scratch directory. */
 extern const char *test_tool;
@@ -65,7 +66,11 @@ extern const char *test_tmpdir;
 
 /* Helpers (harness.c). */
 void write_file(const char *path, const char *content);
+/* root/rel holding content, its directories made. */
+void tree_file(const char *root, const char *rel, const char *content);
 char *read_file(const char *path);	/* malloc'd; NULL if unreadable */
+/* Whether the file at path holds want; what it holds in got. */
+bool file_is(const char *path, const char *want, char *got, size_t size);
 /* A new empty directory under test_tmpdir, in buf. */
 void make_tmpdir(char *buf, size_t size, const char *name);
 /* Print "STAT host key value". */

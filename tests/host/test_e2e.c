@@ -201,6 +201,57 @@ TEST(status_fails_on_stats_without_a_counter)
 	return 0;
 }
 
+/*
+ * status's policy: is the digest of the rules file as the kernel's audit
+ * records give it, that is as sha256sum prints it: checked against
+ * sha256sum itself, for an empty file, a short one, one of 60 bytes (its
+ * length goes in a second block), one of more than 64 bytes and one of a
+ * path with a byte that is no UTF-8.
+ */
+TEST(status_policy_is_the_sha256sum_of_the_rules_file)
+{
+	static const char *const rules[] = {
+		"",
+		"exec /\n",
+		"exec /opt/" "0123456789012345678901234567890123456789012345678\n",
+		"exec /\nlib,ignore-writers /usr/lib\nlib /opt/a-directory-name-"
+		"long-enough-for-a-second-block/lib\n",
+		"exec /srv/caf\xe9" "\nlib /usr/lib\n",
+	};
+	struct fake f;
+	struct run r;
+	char cmd[PATH_MAX + 64], sum[65], want[128];
+
+	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
+		const char *line;
+		FILE *p;
+		size_t n;
+		int ok;
+
+		fake_init(&f, "capability,denywrite", rules[i]);
+		snprintf(cmd, sizeof(cmd), "sha256sum <'%s/rules'", f.dir);
+		p = popen(cmd, "r");
+		CHECK(p, "popen sha256sum");
+		n = fread(sum, 1, 64, p);
+		sum[n] = '\0';
+		CHECK(pclose(p) == 0 && n == 64, "rules %zu: %s failed",
+		      i, cmd);
+		snprintf(want, sizeof(want), "\npolicy:    %s\n", sum);
+		run_tool(&r, &(struct opts){ .sfs = &f, .uid = -1 }, "status",
+			 (char *)NULL);
+		line = strstr(r.out, "\npolicy:    ");
+		snprintf(why, whylen, "rules %zu: exit %d, stdout '%s', stderr "
+			 "'%s', want sha256sum's %s", i, r.status, r.out, r.err,
+			 sum);
+		ok = r.status == 0 && !*r.err && line &&
+		     strncmp(line, want, strlen(want)) == 0;
+		run_free(&r);
+		if (!ok)
+			return TEST_FAIL;
+	}
+	return 0;
+}
+
 TEST(stats_prints_counters_as_key_value_lines_or_json)
 {
 	struct fake f;
@@ -536,12 +587,31 @@ static int complete_line(const char *line, char *out, size_t size)
 	return pclose(p) == 0 ? 0 : -1;
 }
 
+/* A line, and what the completion offers for its last word. */
+struct completion {
+	const char *line;
+	const char *want;
+};
+
+static int completions_are(const struct completion *cases, size_t n,
+			   char *why, size_t whylen)
+{
+	char got[1024];
+
+	if (access(completion_lib, R_OK))
+		SKIP("no %s here", completion_lib);
+	for (size_t i = 0; i < n; i++) {
+		CHECK(complete_line(cases[i].line, got, sizeof(got)) == 0,
+		      "'%s': bash failed", cases[i].line);
+		CHECK(strcmp(got, cases[i].want) == 0, "'%s': got '%s', want "
+		      "'%s'", cases[i].line, got, cases[i].want);
+	}
+	return 0;
+}
+
 TEST(bash_completion_offers_commands_options_modes_and_paths)
 {
-	static const struct {
-		const char *line;
-		const char *want;
-	} cases[] = {
+	static const struct completion cases[] = {
 		{ "denywritectl s", "status save stats" },
 		{ "denywritectl d", "del diff" },
 		{ "denywritectl list --s", "--sources" },
@@ -556,17 +626,19 @@ TEST(bash_completion_offers_commands_options_modes_and_paths)
 		{ "denywritectl --j", "--json" },
 		{ "denywritectl why /us", "/usr" },
 	};
-	char got[1024];
+	return completions_are(cases, sizeof(cases) / sizeof(cases[0]), why,
+			       whylen);
+}
 
-	if (access(completion_lib, R_OK))
-		SKIP("no %s here", completion_lib);
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		CHECK(complete_line(cases[i].line, got, sizeof(got)) == 0,
-		      "'%s': bash failed", cases[i].line);
-		CHECK(strcmp(got, cases[i].want) == 0, "'%s': got '%s', want "
-		      "'%s'", cases[i].line, got, cases[i].want);
-	}
-	return 0;
+TEST(bash_completion_offers_cat_config_and_its_root_option)
+{
+	static const struct completion cases[] = {
+		{ "denywritectl ca", "cat-config" },
+		{ "denywritectl c", "clear cat-config" },
+		{ "denywritectl cat-config -", "--root -h --help" },
+	};
+	return completions_are(cases, sizeof(cases) / sizeof(cases[0]), why,
+			       whylen);
 }
 
 TEST(bash_completion_offers_rule_paths_quoted_for_del)
@@ -852,6 +924,98 @@ TEST(denywrite_service_times_out_a_hung_load)
 	return 0;
 }
 
+/*
+ * The maintainer scripts of the package make deb builds, run with stubs
+ * of systemctl, deb-systemd-helper and deb-systemd-invoke that log their
+ * arguments ($1 the control directory, $2 the scratch directory): "dpkg
+ * -i" of a first installation (preinst install, postinst configure) and
+ * of an upgrade from 0.1 (preinst upgrade 0.1, postinst configure 0.1,
+ * and an aborted one, postinst abort-upgrade 0.1), and the next upgrade's
+ * prerm upgrade.  /run/systemd/system, which the scripts test for, is a
+ * directory of the scratch one in their copies.
+ */
+#define MAINTSCRIPTS							\
+	"set -e; c=$1; d=$2; mkdir \"$d/bin\" \"$d/run\"; "		\
+	"for s in systemctl deb-systemd-helper deb-systemd-invoke; do "	\
+	"printf '#!/bin/sh\\necho \"%s $*\" >>\"$LOG\"\\n' \"$s\" "	\
+	">\"$d/bin/$s\"; chmod +x \"$d/bin/$s\"; done; "		\
+	"for f in preinst postinst prerm; do [ ! -e \"$c/$f\" ] || "	\
+	"sed \"s|/run/systemd/system|$d/run|g\" \"$c/$f\" >\"$d/$f\"; done; " \
+	"run() { log=$1; s=$2; shift 2; [ -e \"$d/$s\" ] || return 0; "	\
+	"LOG=$d/$log PATH=$d/bin:$PATH DPKG_ROOT= sh \"$d/$s\" \"$@\" || " \
+	"{ echo \"$s $*: exit $?\"; exit 1; }; }; "			\
+	"run install preinst install; run install postinst configure ''; " \
+	"run upgrade preinst upgrade 0.1; run upgrade postinst configure 0.1; " \
+	"run upgrade postinst abort-upgrade 0.1; "			\
+	"run upgrade prerm upgrade 99; "				\
+	"touch \"$d/install\" \"$d/upgrade\""
+
+/*
+ * An upgrade of the package keeps the policy in force: its maintainer
+ * scripts never stop, start or restart denywrite.service then (a start
+ * runs "denywritectl load", which replaces the rules added at runtime),
+ * while a first installation enables it and starts it.  The package is
+ * built as make deb builds it, without running these tests again
+ * (nocheck) and without lintian (the package build that runs this has
+ * none); its scripts are taken out with dpkg-deb -e.
+ */
+TEST(package_upgrade_never_stops_or_restarts_the_service)
+{
+	char dir[PATH_MAX], mkdeb[PATH_MAX], cmd[6 * PATH_MAX + 256];
+	char *log;
+	const char *bad = NULL;
+	int ok;
+
+	if (system("command -v dpkg-buildpackage >/dev/null && "
+		   "command -v dh >/dev/null && command -v dpkg-deb >/dev/null"))
+		SKIP("no dpkg-buildpackage, dh or dpkg-deb here");
+	make_tmpdir(dir, sizeof(dir), "deb");
+	dist_path(mkdeb, sizeof(mkdeb), "mkdeb.sh");
+	snprintf(cmd, sizeof(cmd), "DEB_BUILD_OPTIONS=nocheck "
+		 "DEB_BUILD_PROFILES=nocheck MKDEB_LINTIAN=no '%s' '%s/out' "
+		 ">'%s/mkdeb.log' 2>&1 && dpkg-deb -e '%s'/out/denywrite-tools_*.deb "
+		 "'%s/ctl'", mkdeb, dir, dir, dir, dir);
+	if (system(cmd) != 0) {
+		snprintf(cmd, sizeof(cmd), "%s/mkdeb.log", dir);
+		log = read_file(cmd);
+		snprintf(why, whylen, "the package build failed: %s",
+			 log ? log : "(no log)");
+		free(log);
+		return TEST_FAIL;
+	}
+	snprintf(cmd, sizeof(cmd), "%s/maintscripts.sh", dir);
+	write_file(cmd, MAINTSCRIPTS);
+	snprintf(cmd, sizeof(cmd), "sh '%s/maintscripts.sh' '%s/ctl' '%s'",
+		 dir, dir, dir);
+	CHECK(system(cmd) == 0, "running the maintainer scripts failed");
+	snprintf(cmd, sizeof(cmd), "%s/install", dir);
+	log = read_file(cmd);
+	CHECK(log, "no log of the installation");
+	ok = strstr(log, "deb-systemd-helper enable denywrite.service\n") &&
+	     strstr(log, "deb-systemd-invoke start denywrite.service\n");
+	snprintf(why, whylen, "a first installation neither enables nor "
+		 "starts denywrite.service: %s", log);
+	free(log);
+	if (!ok)
+		return TEST_FAIL;
+	snprintf(cmd, sizeof(cmd), "%s/upgrade", dir);
+	log = read_file(cmd);
+	CHECK(log, "no log of the upgrade");
+	/* Any deb-systemd-invoke (start, stop, restart, try-restart...),
+	 * any systemctl but a daemon-reload. */
+	for (const char *l = log, *end; *l && !bad; l = end + (*end == '\n')) {
+		end = l + strcspn(l, "\n");
+		if (!strncmp(l, "deb-systemd-invoke ", 19) ||
+		    (!strncmp(l, "systemctl ", 10) &&
+		     strncmp(l, "systemctl --system daemon-reload\n", 33)))
+			bad = l;
+	}
+	snprintf(why, whylen, "an upgrade runs '%.*s': %s",
+		 bad ? (int)strcspn(bad, "\n") : 0, bad ? bad : "", log);
+	free(log);
+	return bad ? TEST_FAIL : 0;
+}
+
 #define SECURITYFS_MAGIC 0x73636673
 #define SYS_SECURITY "/sys/kernel/security"
 #define NOT_MOUNTED "denywritectl: cannot tell whether denywrite is " \
@@ -942,6 +1106,7 @@ const struct test e2e_tests[] = {
 	T(status_says_how_many_rules_went_with_their_filesystem),
 	T(status_json_is_one_object),
 	T(status_fails_on_stats_without_a_counter),
+	T(status_policy_is_the_sha256sum_of_the_rules_file),
 	T(stats_prints_counters_as_key_value_lines_or_json),
 	T(mode_prints_current_mode),
 	T(mode_set_writes_the_mode_file),
@@ -962,6 +1127,7 @@ const struct test e2e_tests[] = {
 	T(add_escapes_control_characters_and_a_trailing_blank),
 	T(add_warns_about_a_lib_rule_on_a_whole_tree),
 	T(bash_completion_offers_commands_options_modes_and_paths),
+	T(bash_completion_offers_cat_config_and_its_root_option),
 	T(bash_completion_offers_rule_paths_quoted_for_del),
 	T(zsh_completion_parses_and_names_every_command),
 	T(fish_completion_parses_and_names_every_command),
@@ -972,6 +1138,7 @@ const struct test e2e_tests[] = {
 	T(unprivileged_user_can_read_but_not_change_the_policy),
 	T(a_write_error_on_stdout_fails),
 	T(denywrite_service_times_out_a_hung_load),
+	T(package_upgrade_never_stops_or_restarts_the_service),
 	T(read_only_commands_never_mount_securityfs),
 	{ NULL, NULL },
 };

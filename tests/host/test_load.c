@@ -16,21 +16,6 @@
 
 #define RULES_D "denywrite/rules.d"
 
-/* Create root/rel (and its directories) holding content. */
-static void tree_file(const char *root, const char *rel, const char *content)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	for (char *p = path + strlen(root) + 1; (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		if (mkdir(path, 0755) != 0 && errno != EEXIST)
-			abort();
-		*p = '/';
-	}
-	write_file(path, content);
-}
-
 /* A policy file under the scratch dir holding text; its path in file. */
 static void policy_file(char *file, size_t size, const char *text)
 {
@@ -780,18 +765,6 @@ TEST(list_sources_names_the_file_and_line_runtime_or_gone)
 	EXPECT(&o, 0, "exec /\n# gone (its filesystem was unmounted): "
 	       "lib /mnt/usb\n", "", "list");
 	return 0;
-}
-
-/* Whether the file at path holds want; what it holds in got (malloc'd). */
-static bool file_is(const char *path, const char *want, char *got,
-		    size_t size)
-{
-	char *s = read_file(path);
-	bool same = s && strcmp(s, want) == 0;
-
-	snprintf(got, size, "%s", s ? s : "(unreadable)");
-	free(s);
-	return same;
 }
 
 TEST(add_and_del_persist_write_90_local_rules)
