@@ -1039,7 +1039,7 @@ static void no_mount_child(int out)
 	struct run r;
 
 	if (unshare(CLONE_NEWNS) != 0 ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+	    mount("none", "/", "none", MS_REC | MS_PRIVATE, NULL) != 0 ||
 	    mount("tmpfs", SYS_SECURITY, "tmpfs", MS_NOSUID | MS_NODEV |
 		  MS_NOEXEC, "size=16k,mode=0755") != 0)
 		_exit(77);

@@ -827,7 +827,9 @@ static pid_t start_persist(const char *root, const char *dir,
 	if (pid < 0)
 		abort();
 	if (pid == 0) {
-		struct opts o = { .sfs = f, .uid = -1, .timeout = 20 };
+		/* serialised by the lock: 30 runs, each slow under valgrind */
+		unsigned int secs = (unsigned int)(time_limit(20000) / 1000);
+		struct opts o = { .sfs = f, .uid = -1, .timeout = secs };
 		struct run r;
 		char c;
 
