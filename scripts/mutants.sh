@@ -38,7 +38,7 @@ fragments=${FRAGMENTS:?"mutants: run by make test-mutants (FRAGMENTS unset)"}
 # is mutation_NAME below.
 mutants='
 hook_unregistered   kernel lsm         hooks.c
-writer_test_skipped kernel default_lsm hooks.c
+writer_test_skipped kernel lsm         hooks.c
 mapping_hold_skipped kernel lsm        mapping.c
 denying_hold_counted kernel lsm        decide.c
 denial_uncounted    kernel lsm         hooks.c
