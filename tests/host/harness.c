@@ -44,6 +44,13 @@ void tree_file(const char *root, const char *rel, const char *content)
 	write_file(path, content);
 }
 
+void policy_file(char *file, size_t size, const char *text)
+{
+	make_tmpdir(file, size, "policy");
+	strncat(file, "/p", size - strlen(file) - 1);
+	write_file(file, text);
+}
+
 bool file_is(const char *path, const char *want, char *got, size_t size)
 {
 	char *s = read_file(path);

@@ -68,6 +68,10 @@ extern const char *test_tmpdir;
 void write_file(const char *path, const char *content);
 /* root/rel holding content, its directories made. */
 void tree_file(const char *root, const char *rel, const char *content);
+/* The rules.d directory under /etc, /run or /usr/lib. */
+#define RULES_D "denywrite/rules.d"
+/* A policy file under a new scratch dir holding text; its path in file. */
+void policy_file(char *file, size_t size, const char *text);
 char *read_file(const char *path);	/* malloc'd; NULL if unreadable */
 /* Whether the file at path holds want; what it holds in got. */
 bool file_is(const char *path, const char *want, char *got, size_t size);

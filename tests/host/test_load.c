@@ -14,16 +14,6 @@
 
 #include "util.h"
 
-#define RULES_D "denywrite/rules.d"
-
-/* A policy file under the scratch dir holding text; its path in file. */
-static void policy_file(char *file, size_t size, const char *text)
-{
-	make_tmpdir(file, size, "policy");
-	strncat(file, "/p", size - strlen(file) - 1);
-	write_file(file, text);
-}
-
 TEST(load_writes_the_whole_policy_and_says_how_much)
 {
 	struct fake f;

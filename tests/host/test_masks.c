@@ -15,7 +15,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define RULES_D "denywrite/rules.d"
 #define LOADED "exec /\nlib,ignore-writers /usr/lib\n"	/* fake_default */
 
 /* A symbolic link root/rel to target, its directories made. */
@@ -38,14 +37,6 @@ static void scratch(char *dir, size_t size, const char *name)
 	real = realpath(dir, NULL);
 	snprintf(dir, size, "%s", real);
 	free(real);
-}
-
-/* A policy file under the scratch dir holding text; its path in file. */
-static void policy_file(char *file, size_t size, const char *text)
-{
-	make_tmpdir(file, size, "policy");
-	strncat(file, "/p", size - strlen(file) - 1);
-	write_file(file, text);
 }
 
 /*
@@ -190,7 +181,7 @@ TEST(bang_line_that_masks_no_rule_warns_and_fails_with_strict)
  */
 TEST(bang_line_for_a_missing_path_masks_the_rule_written_the_same)
 {
-	char a[PATH_MAX], b[PATH_MAX], want[2 * PATH_MAX];
+	char a[PATH_MAX], b[PATH_MAX], want[3 * PATH_MAX];
 	struct fake f;
 	struct opts o = { .sfs = &f, .uid = -1 };
 
