@@ -354,23 +354,36 @@ static const char *origin(const struct rule *r)
 	return buf;
 }
 
-void rule_resolve(struct rule *r)
+/* r as before any lookup: no object, no canonical path, no error. */
+static void rule_forget(struct rule *r)
 {
-	struct stat st;
-
 	free(r->canon);
-	r->canon = realpath(r->path, NULL);
+	r->canon = NULL;
 	r->resolved = false;
 	r->dev = 0;
 	r->ino = 0;
 	r->lookup_err = 0;
+}
+
+/* r names the object st describes. */
+static void rule_found(struct rule *r, const struct stat *st)
+{
+	r->resolved = true;
+	r->dev = st->st_dev;
+	r->ino = st->st_ino;
+}
+
+void rule_resolve(struct rule *r)
+{
+	struct stat st;
+
+	rule_forget(r);
+	r->canon = realpath(r->path, NULL);
 	if (!r->canon || stat(r->canon, &st) != 0) {
 		r->lookup_err = errno;
 		return;
 	}
-	r->resolved = true;
-	r->dev = st.st_dev;
-	r->ino = st.st_ino;
+	rule_found(r, &st);
 }
 
 bool rule_same(const struct rule *a, const struct rule *b)
@@ -413,11 +426,7 @@ static void rule_resolve_in(struct rule *r, const struct checking *ck)
 		rule_resolve(r);
 		return;
 	}
-	free(r->canon);
-	r->canon = NULL;
-	r->resolved = false;
-	r->dev = 0;
-	r->ino = 0;
+	rule_forget(r);
 	fd = open_in_root(ck, r->path, O_PATH);
 	r->lookup_err = fd < 0 ? errno : 0;
 	if (fd < 0)
@@ -438,9 +447,7 @@ static void rule_resolve_in(struct rule *r, const struct checking *ck)
 		return;
 	}
 	r->canon = xstrdup(buf[n] ? buf + n : "/");
-	r->resolved = true;
-	r->dev = st.st_dev;
-	r->ino = st.st_ino;
+	rule_found(r, &st);
 }
 
 void policy_resolve(struct policy *p)
