@@ -26,6 +26,13 @@ DEBIAN_FRAGMENTS := qemu/kernel.config qemu/denywrite.config qemu/systemd.config
 # lands in build/kernel-deb.
 DISTRO_OBJ := $(B)/obj-distro
 KERNEL_DEB := $(B)/kernel-deb
+# The Debian guests' releases (docs/debian-guest.md): Debian 12 in
+# build/debian, Debian 13 in build/debian-trixie.  make debian-vm and
+# make test-debian make and test each of DEBIAN; make run-debian boots
+# the first.  make test-debian DEBIAN=trixie tests one.
+DEBIAN ?= bookworm trixie
+debian_dir = $(if $(filter bookworm,$(1)),$(B)/debian,$(B)/debian-$(1))
+DEBIAN_DIRS := $(foreach r,$(DEBIAN),$(call debian_dir,$(r)))
 
 export QEMU_ACCEL ?= tcg
 
@@ -139,7 +146,7 @@ test-stock: deps
 test-mutants: deps
 	@FRAGMENTS="$(FRAGMENTS)" scripts/mutants.sh
 
-# A Debian 12 guest with systemd (README.md, "On a real system").
+# The Debian guests' kernel, with systemd's options (docs/debian-guest.md).
 kernel-debian: deps
 	@scripts/prepare-tree.sh $(KSRC) patches
 	@scripts/build-kernel.sh $(KSRC) $(DEBIAN_OBJ) $(DEBIAN_FRAGMENTS)
@@ -158,13 +165,14 @@ kernel-deb: deps-distro
 	@scripts/build-distro-kernel.sh patched $(KSRC) $(DISTRO_OBJ) --deb $(KERNEL_DEB)
 
 debian-vm: kernel-debian kernel-deb
-	@scripts/debian-vm.sh $(B)/debian $(KERNEL_DEB)
+	@$(foreach r,$(DEBIAN),scripts/debian-vm.sh --release $(r) \
+		$(call debian_dir,$(r)) $(KERNEL_DEB) &&) true
 
 test-debian: debian-vm
-	@scripts/test-debian.sh test $(B)/debian
+	@scripts/test-debian.sh test $(DEBIAN_DIRS)
 
 run-debian: debian-vm
-	@scripts/test-debian.sh run $(B)/debian
+	@scripts/test-debian.sh run $(firstword $(DEBIAN_DIRS))
 
 checkpatch: kernel
 	@scripts/checkpatch.sh $(KSRC)

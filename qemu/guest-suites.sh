@@ -723,13 +723,6 @@ run_suite() {	# run_suite SUITE RUN-ID
 	fi
 	set -f
 	echo GROUPS $(suite_rows "$1" | awk 'NF { print $1 }')
-	# Only the Debian guest's suites (tests/debian/suites.sh) still say
-	# here which checks may skip, before any group runs; the report of
-	# make test refuses an ALLOW-SKIP line (tests/manifest says it).
-	eval "skips=\${allow_skip_$1:-}"
-	printf '%s\n' "$skips" | while IFS= read -r s; do
-		[ -n "$s" ] && echo "ALLOW-SKIP $s"
-	done
 	[ -w $kmemleak ] && echo clear >$kmemleak
 	suite_rows "$1" | grep -v '^[[:space:]]*$' >/tmp/suite.rows
 	while read -r row; do
@@ -738,7 +731,6 @@ run_suite() {	# run_suite SUITE RUN-ID
 	set +f
 	# The kernel's whole log, which the report scans beside the console's
 	# and compares with it: a message the console lost fails the run.
-	# (The Debian guest has no kmsgdump.)
 	[ -x $bin/kmsgdump ] && { $bin/kmsgdump || echo "kmsgdump failed" >&2; }
 	echo "END $1"
 }

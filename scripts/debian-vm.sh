@@ -1,16 +1,22 @@
 #!/bin/sh
-# debian-vm.sh DIR [KERNEL_DEB_DIR]: the Debian 12 guest's disk images,
-# DIR/debian.img and, with KERNEL_DEB_DIR (make kernel-deb's directory),
-# DIR/distro.img.
+# debian-vm.sh [--release RELEASE] DIR [KERNEL_DEB_DIR]: a Debian guest's
+# disk images, DIR/debian.img and, with KERNEL_DEB_DIR (make kernel-deb's
+# directory), DIR/distro.img.  RELEASE is bookworm (Debian 12, the
+# default) or trixie (Debian 13); DIR/release says which.  Both releases
+# get the same two packages, built once on this (Debian 12) machine.
 #
-# 1. DIR/rootfs: debootstrap --variant=minbase bookworm plus systemd, apt,
+# 1. DIR/rootfs: debootstrap --variant=minbase RELEASE plus systemd, apt,
 #    gcc, make, mold and what the tests use, from the machine's configured
-#    Debian mirror.  Made once (the network is used only here), kept with
-#    DIR/rootfs.stamp; its download time and size are printed and kept in
-#    DIR/rootfs.info.  apt's lists and one .deb (REINSTALL below) stay in
-#    its cache, so that "apt-get install --reinstall" works offline.
-# 2. build/deb/denywrite-tools_<version>_amd64.deb, by "make deb", when
-#    its sources changed.
+#    Debian mirror, and the tools package's dependencies (its Depends
+#    field, installed by apt-get, which picks the release's provider of a
+#    renamed library, such as trixie's libauparse0t64 for libauparse0), so
+#    that dpkg -i finds them as apt would have installed them.  Made once
+#    (the network is used only here), kept with DIR/rootfs.stamp; its
+#    download time and size are printed and kept in DIR/rootfs.info.
+#    apt's lists and one .deb (REINSTALL below) stay in its cache, so that
+#    "apt-get install --reinstall" works offline.
+# 2. (made first) build/deb/denywrite-tools_<version>_amd64.deb, by "make
+#    deb", when its sources changed.
 # 3. DIR/debian.img: a copy of the rootfs with the package installed by
 #    dpkg -i in a chroot (its unit enabled), a root login without password
 #    on the serial console, the test hook of tests/debian/hook (it does
@@ -34,9 +40,21 @@
 #    give QEMU (-kernel, -initrd) as a boot loader would load them.
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
+suite=bookworm
+if [ "${1:-}" = --release ]; then
+	suite=${2:-}
+	shift 2 || true
+fi
+case $suite in
+bookworm | trixie) ;;
+*)
+	echo "debian-vm: unknown release '$suite' (bookworm or trixie)" >&2
+	exit 2
+	;;
+esac
+[ $# -ge 1 ] || { echo "usage: $0 [--release bookworm|trixie] DIR [KERNEL_DEB_DIR]" >&2; exit 2; }
 dir=$(realpath -m "$1")
 rootfs=$dir/rootfs
-suite=bookworm
 # gcc without libc6-dev builds nothing; udev tags the serial port that
 # serial-getty@ttyS0 waits for; dbus for logind (else the system is
 # "degraded"); procps for ps and pgrep in the tests.
@@ -65,16 +83,18 @@ need() {	# need PACKAGE...: apt-get install the missing ones (as root)
 	apt-get install -y -qq --no-install-recommends $missing >/dev/null
 }
 
-# The first bookworm main archive of the host's apt sources (deb822 or
-# one-line format), else deb.debian.org.
+# The host's Debian archive: the first main archive of a Debian release
+# in its apt sources (deb822 or one-line format), else deb.debian.org.
+# Every release comes from there: the archive has them all.
 mirror() {
 	m=$(cat /etc/apt/sources.list.d/*.sources 2>/dev/null | awk '
-		/^[[:space:]]*$/ { if (uri != "" && suites ~ /(^| )bookworm( |$)/ && uri !~ /security/) { print uri; exit } uri = ""; suites = ""; next }
+		function found() { return uri != "" && suites ~ /(^| )(bookworm|trixie)( |$)/ && uri !~ /security/ }
+		/^[[:space:]]*$/ { if (found()) { print uri; exit } uri = ""; suites = ""; next }
 		/^URIs:/ { uri = $2 }
 		/^Suites:/ { $1 = ""; suites = $0 " " }
-		END { if (uri != "" && suites ~ /(^| )bookworm( |$)/ && uri !~ /security/) print uri }' | head -n1)
+		END { if (found()) print uri }' | head -n1)
 	[ -n "$m" ] || m=$(cat /etc/apt/sources.list 2>/dev/null |
-		awk '$1 == "deb" && $3 == "bookworm" { print $2; exit }')
+		awk '$1 == "deb" && $3 ~ /^(bookworm|trixie)$/ { print $2; exit }')
 	echo "${m:-http://deb.debian.org/debian}"
 }
 
@@ -88,9 +108,17 @@ in_root() {	# in_root ROOT COMMAND...: run COMMAND chrooted, with /proc
 	return $rc
 }
 
-make_rootfs() {
+# deps DEB: the packages DEB depends on, without versions; of a choice
+# (a | b), the first.
+deps() {
+	dpkg-deb -f "$1" Depends | tr ',' '\n' |
+		sed 's/|.*//; s/(.*)//; s/[[:space:]]//g' | grep . | LC_ALL=C sort | paste -sd' ' -
+}
+
+make_rootfs() {	# make_rootfs TOOLS-DEB
 	url=$(mirror)
-	want="$suite minbase $(echo $include) $reinstall $url"
+	tools_deps=$(deps "$1")
+	want="$suite minbase $(echo $include) $reinstall deps: $tools_deps $url"
 	if [ -f "$rootfs.stamp" ] && [ "$(cat "$rootfs.stamp")" = "$want" ]; then
 		echo "debian-vm: rootfs: cached ($(cat "$dir/rootfs.info"))"
 		return 0
@@ -110,9 +138,12 @@ make_rootfs() {
 	# What was downloaded: the packages debootstrap leaves in apt's cache.
 	debs=$(ls "$tmp"/var/cache/apt/archives/*.deb | wc -l)
 	mib=$(du -cm "$tmp"/var/cache/apt/archives/*.deb | tail -n1 | cut -f1)
-	# Fresh apt lists and the one .deb the offline reinstall needs.
+	# Fresh apt lists, the tools package's dependencies and the one .deb
+	# the offline reinstall needs.
 	cp /etc/resolv.conf "$tmp/etc/resolv.conf"
-	in_root "$tmp" sh -c "apt-get update -qq && apt-get clean &&
+	in_root "$tmp" sh -c "apt-get update -qq &&
+		apt-get install -qq -y --no-install-recommends $tools_deps &&
+		apt-get clean &&
 		apt-get install -qq -y --reinstall --download-only $reinstall" \
 		>>"$dir/debootstrap.log" 2>&1 || {
 		echo "debian-vm: apt-get in the new root failed, see $dir/debootstrap.log" >&2
@@ -123,6 +154,10 @@ make_rootfs() {
 	size=$(du -sm "$tmp" | cut -f1)
 	echo "downloaded $debs packages ($mib MiB) and apt's lists in $secs s;" \
 		"root file system $size MiB" >"$dir/rootfs.info"
+	grep -qx "VERSION_CODENAME=$suite" "$tmp/etc/os-release" || {
+		echo "debian-vm: the new root is not $suite: $(grep VERSION_CODENAME "$tmp/etc/os-release")" >&2
+		exit 1
+	}
 	mv "$tmp" "$rootfs"
 	echo "$want" >"$rootfs.stamp"
 	echo "debian-vm: rootfs: $(cat "$dir/rootfs.info")"
@@ -136,10 +171,10 @@ make_package() {
 		! -name '*.o' ! -path 'policy-tool/denywritectl' ! -name '*.8' |
 		LC_ALL=C sort | xargs cat; } | sha256sum | cut -c1-16)
 	deb=$(ls "$top"/build/deb/denywrite-tools_*_amd64.deb 2>/dev/null | head -n1)
-	if [ -z "$deb" ] || [ "$(cat "$dir/deb.stamp" 2>/dev/null)" != "$sum" ]; then
+	if [ -z "$deb" ] || [ "$(cat "$top/build/deb/sources.stamp" 2>/dev/null)" != "$sum" ]; then
 		make -s -C "$top" deb >&2
 		deb=$(ls "$top"/build/deb/denywrite-tools_*_amd64.deb)
-		echo "$sum" >"$dir/deb.stamp"
+		echo "$sum" >"$top/build/deb/sources.stamp"
 	fi
 	echo "$deb"
 }
@@ -283,8 +318,10 @@ make_distro_image() {
 
 [ "$(id -u)" = 0 ] || { echo "debian-vm: run as root (debootstrap, chroot)" >&2; exit 1; }
 need e2fsprogs
-make_rootfs
+mkdir -p "$dir"
+echo "$suite" >"$dir/release"
 tools=$(make_package)
+make_rootfs "$tools"
 make_image "$tools"
 if [ -n "${2:-}" ]; then
 	make_distro_rootfs

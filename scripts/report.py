@@ -329,6 +329,7 @@ class Manifest:
         """Take out the blocks, lists and classes; put each block in at
         its use."""
         self.lists, blocks, out = {}, {}, []
+        self.blocks = blocks
         self.classes = {}     # class -> [scenario]
         self.class_line = {}  # class -> line number
         self.denies = {}      # (rules, mode) -> (line number, {scenario})
@@ -347,6 +348,9 @@ class Manifest:
                     self.classes[cur[1]].extend(f)
                 else:
                     blocks[cur[1]].append((no, line))
+                continue
+            if f[0] == "blocks" and len(f) == 2:
+                self.take_blocks(no, f[1], blocks)
                 continue
             if f[0] in ("block", "list", "class") and len(f) == 2:
                 table = {"block": blocks, "list": self.lists,
@@ -377,6 +381,28 @@ class Manifest:
             else:
                 expanded.append((no, line))
         return expanded
+
+    def take_blocks(self, no, rel, blocks):
+        """blocks PATH: the blocks and lists of another manifest (PATH
+        relative to this one), as if defined here on this line."""
+        path = os.path.join(os.path.dirname(self.path), rel)
+        lines = read(path)
+        if lines is None:
+            self.err(no, f"blocks {rel}: no such file")
+            return
+        other = Manifest.__new__(Manifest)
+        other.path, other.errors, other.blocks = path, [], {}
+        other.expand(lines)
+        for ono, why in other.errors:
+            self.err(no, f"blocks {rel}: line {ono}: {why}")
+        for name, body in other.blocks.items():
+            if name in blocks:
+                self.err(no, f"block {name} defined twice")
+            blocks[name] = [(no, line) for _, line in body]
+        for name, words in other.lists.items():
+            if name in self.lists:
+                self.err(no, f"list {name} defined twice")
+            self.lists[name] = words
 
     def parse(self, lines):
         suite = group = None

@@ -1,11 +1,17 @@
 #!/bin/sh
-# test-debian.sh test|run DIR
+# test-debian.sh test DIR...
+# test-debian.sh run DIR
 #
-# The Debian guest of make debian-vm (DIR/debian.img) on the kernel of
-# build/obj-debian, with a second disk of tests (DIR/tests.img: the
-# programs of tests/debian, built here, and its scripts).
+# The Debian guest of make debian-vm (DIR/debian.img; DIR/release names
+# its Debian release) on the kernel of build/obj-debian, with a second
+# disk of tests (DIR/tests.img: the programs of tests/debian, built here,
+# and its scripts).  Every boot tells the guest its release (dwrelease=),
+# which checks it against its /etc/os-release.
 #
-# test: boots, each running one suite of tests/debian/suites.sh
+# test: for each DIR (make test-debian: Debian 12, then Debian 13), the
+# boots below and their report in DIR/test; then, when there is more
+# than one DIR, one line per release and the sum as the last line,
+# "N passed, N failed".  Each boot runs one suite of tests/debian/suites.sh
 #   debian         lsm=denywrite: the package's policy, libc, dpkg, apt,
 #                  mold, the build-tool race, gcc
 #   debian_off     lsm=denywrite denywrite.mode=off: mold corrupts
@@ -26,9 +32,10 @@
 #                  as debian_off, debian_broken, debian_local_*
 # then two more boots with and two without denywrite that only measure
 # the boot time (time_denywrite_N, time_nolsm_N), the boot time ratio
-# (suite debian_boottime, here), and one report
-# (scripts/report.py) whose last line is "N passed, N failed".  The
-# transcript of what the guest ran goes to DIR/test/transcript.txt.
+# (suite debian_boottime, here), and one report (scripts/report.py
+# --manifest tests/debian/manifest: every suite, group and check that
+# file lists, and nothing else) whose last line is "N passed, N failed".
+# The transcript of what the guest ran goes to DIR/test/transcript.txt.
 # run: with a terminal on stdin, a login on the serial console (root, no
 # password; what you change is thrown away); without one, the scripted
 # demonstration (suite debian_demo), its transcript and its report.
@@ -36,20 +43,24 @@
 # the pair of boots of each), no boot time suite; their report.  For
 # debugging: make test-debian runs them all.
 set -u
-what=$1
+what=${1:-}
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top" || exit 1
-dir=$(realpath -m "$2")
 bz=build/obj-debian/arch/x86/boot/bzImage
-image=$dir/debian.img
-dimage=$dir/distro.img dboot=$dir/distro-boot
-disk=$dir/tests.img
-out=$dir/test
+
+use_dir() {	# use_dir DIR: the guest whose images are in DIR
+	dir=$(realpath -m "$1")
+	image=$dir/debian.img
+	dimage=$dir/distro.img dboot=$dir/distro-boot
+	disk=$dir/tests.img
+	out=$dir/test
+	release=$(cat "$dir/release" 2>/dev/null) || release=
+}
 
 # The test disk: what suites.sh runs, and the table runner it sources.
 make_test_disk() {
 	make -s -C tests/debian B="$dir/bin" &&
-		make -s -C tests/guest bin/dwrun || return 1
+		make -s -C tests/guest bin/dwrun bin/kmsgdump || return 1
 	stage=$dir/testdisk
 	rm -rf "$stage"
 	mkdir -p "$stage"
@@ -57,10 +68,19 @@ make_test_disk() {
 		tests/debian/hello.c tests/debian/dwaa-openw.apparmor \
 		qemu/guest-suites.sh "$stage/" &&
 		cp -R "$dir/bin" "$stage/bin" &&
-		cp tests/guest/bin/dwrun "$stage/bin/" &&
+		cp tests/guest/bin/dwrun tests/guest/bin/kmsgdump "$stage/bin/" &&
 		rm -f "$disk" &&
 		mke2fs -q -t ext4 -L dwtests -d "$stage" "$disk" 64M >/dev/null
 }
+
+# Every kernel message on the console, and a log buffer that keeps the
+# boot's: the report compares the kernel's whole log, which the guest
+# dumps at the end of its suite (kmsgdump), with the console's.  No
+# rate limit on the audit records printk carries (no auditd), from the
+# kernel's start: the tests count denywrite's, and Debian 13's AppArmor
+# loads 102 profiles at boot, a record each, which printk_ratelimit()
+# would thin ("kauditd_printk_skb: N callbacks suppressed").
+logargs="ignore_loglevel log_buf_len=16M sysctl.kernel.printk_ratelimit=0"
 
 boot() {	# boot SUITE KERNEL-ARGS [IMAGE]: on the kernel of make kernel-debian
 	echo "== $1: $2"
@@ -70,7 +90,7 @@ boot() {	# boot SUITE KERNEL-ARGS [IMAGE]: on the kernel of make kernel-debian
 		opt= img=$image
 	fi
 	scripts/debian-boot.sh $opt "$bz" "$img" "$disk" "$out/$1" \
-		"$2 dwdebian=$1 dwrun=$runid" || true
+		"$2 $logargs dwdebian=$1 dwrelease=$release dwrun=$runid" || true
 }
 
 # dboot SUITE KERNEL-ARGS [IMAGE]: the distribution kernel, from its
@@ -97,7 +117,7 @@ dboot() {
 	sums=$(sha256sum <"$dboot/vmlinuz" | cut -c1-16),$(sha256sum <"$dboot/initrd.img" | cut -c1-16)
 	QEMU_ACCEL=$distro_accel scripts/debian-boot.sh --initrd "$dboot/initrd.img" $opt \
 		"$dboot/vmlinuz" "$img" "$disk" "$out/$1" \
-		"$2 dwboot=$sums dwdebian=$1 dwrun=$runid" || true
+		"$2 $logargs dwboot=$sums dwdebian=$1 dwrelease=$release dwrun=$runid" || true
 }
 
 # reboot_pair BOOT SUITE ARGS IMAGE: SUITE_write, then SUITE, on one copy
@@ -158,36 +178,29 @@ transcript() {	# the guest's "#" lines, suite by suite
 	done
 }
 
-[ -f "$bz" ] && [ -f "$image" ] || {
-	echo "test-debian: run make debian-vm first" >&2
-	exit 1
-}
-if [ "$what" != run ] && ! { [ -f "$dimage" ] && [ -f "$dboot/initrd.img" ]; }; then
-	echo "test-debian: no $dimage: run make debian-vm (it needs make kernel-deb)" >&2
-	exit 1
-fi
-make_test_disk || { echo "test-debian: cannot make the test disk" >&2; exit 1; }
-start=$(date +%s)
-runid="$start-$$"
-
-case $what in
-run)
-	if [ -t 0 ]; then
-		echo "Debian 12 on the denywrite kernel: log in as root (no password)."
-		echo "'systemctl reboot' (or 'reboot') leaves; changes are not kept."
-		echo "(poweroff only halts: the kernel has no ACPI; Ctrl-a x quits QEMU.)"
-		exec scripts/debian-boot.sh --interactive "$bz" "$image" "$disk" \
-			"lsm=denywrite quiet"
+# ready DIR: its images are there (and the distribution kernel's too,
+# unless only the run of make run-debian), its test disk made, a new
+# run id.
+ready() {
+	use_dir "$1"
+	[ -f "$bz" ] && [ -f "$image" ] && [ -n "$release" ] || {
+		echo "test-debian: $dir: run make debian-vm first" >&2
+		exit 1
+	}
+	if [ "$what" != run ] && ! { [ -f "$dimage" ] && [ -f "$dboot/initrd.img" ]; }; then
+		echo "test-debian: no $dimage: run make debian-vm (it needs make kernel-deb)" >&2
+		exit 1
 	fi
-	rm -rf "$out-demo"
-	mkdir -p "$out-demo"
-	echo "$runid" >"$out-demo/run.id"
-	out=$out-demo
-	boot debian_demo "lsm=denywrite"
-	transcript debian_demo
-	exec scripts/report.py "$out" debian_demo
-	;;
-test)
+	make_test_disk || { echo "test-debian: cannot make the test disk" >&2; exit 1; }
+	start=$(date +%s)
+	runid="$start-$$"
+}
+
+# test_release DIR: every boot of one release and its report
+# (DIR/test/report.txt); returns the report's status.
+test_release() {
+	ready "$1"
+	echo "=== $release ($dir)"
 	rm -rf "$out"
 	mkdir -p "$out"
 	echo "$runid" >"$out/run.id"
@@ -210,12 +223,62 @@ test)
 		distro_local"
 	# shellcheck disable=SC2086
 	transcript $suites >"$out/transcript.txt"
-	echo "== report ($(($(date +%s) - start)) s; transcript in $out/transcript.txt)"
+	echo "== report of $release ($(($(date +%s) - start)) s; transcript in $out/transcript.txt)"
+	rc=0
 	# shellcheck disable=SC2086
-	exec scripts/report.py --host debian_boottime "$out" $suites \
-		time_denywrite_1 time_nolsm_1 time_denywrite_2 time_nolsm_2
+	scripts/report.py --manifest tests/debian/manifest "$out" \
+		>"$out/report.txt" || rc=$?
+	cat "$out/report.txt"
+	return $rc
+}
+
+case $what in
+run)
+	[ $# = 2 ] || { echo "usage: $0 run DIR" >&2; exit 2; }
+	ready "$2"
+	if [ -t 0 ]; then
+		echo "Debian ($release) on the denywrite kernel: log in as root (no password)."
+		echo "'systemctl reboot' (or 'reboot') leaves; changes are not kept."
+		echo "(poweroff only halts: the kernel has no ACPI; Ctrl-a x quits QEMU.)"
+		exec scripts/debian-boot.sh --interactive "$bz" "$image" "$disk" \
+			"lsm=denywrite quiet"
+	fi
+	rm -rf "$out-demo"
+	mkdir -p "$out-demo"
+	echo "$runid" >"$out-demo/run.id"
+	out=$out-demo
+	boot debian_demo "lsm=denywrite"
+	transcript debian_demo
+	exec scripts/report.py "$out" debian_demo
+	;;
+test)
+	shift
+	[ $# -ge 1 ] || { echo "usage: $0 test DIR..." >&2; exit 2; }
+	status=0 sum_passed=0 sum_failed=0 lines=
+	for d; do
+		test_release "$d" || status=1
+		# The report's last line, "N passed, N failed"; none (a report
+		# that crashed) counts as a failure.
+		last=$(tail -n1 "$out/report.txt")
+		p=$(echo "$last" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
+		f=$(echo "$last" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+		if [ -z "$p" ]; then
+			p=0 f=1 status=1
+			last="no report line (1 failure counted)"
+		fi
+		sum_passed=$((sum_passed + p)) sum_failed=$((sum_failed + f))
+		lines="$lines$release: $last
+"
+	done
+	if [ $# -gt 1 ]; then
+		echo "== every release"
+		printf '%s' "$lines"
+		echo "$sum_passed passed, $sum_failed failed"
+	fi
+	exit $status
 	;;
 only)	# only DIR SUITE...: those boots alone, and their report (debugging)
+	ready "$2"
 	shift 2
 	rm -rf "$out"
 	mkdir -p "$out"
@@ -241,10 +304,11 @@ only)	# only DIR SUITE...: those boots alone, and their report (debugging)
 	# shellcheck disable=SC2086
 	transcript $suites >"$out/transcript.txt"
 	# shellcheck disable=SC2086
-	exec scripts/report.py "$out" $suites
+	exec scripts/report.py --manifest tests/debian/manifest \
+		--partial "$(echo $suites | tr ' ' ,)" "$out"
 	;;
 *)
-	echo "usage: $0 test|run|only DIR [SUITE...]" >&2
+	echo "usage: $0 test DIR... | run DIR | only DIR SUITE..." >&2
 	exit 2
 	;;
 esac

@@ -12,7 +12,9 @@ or a failure whose FAIL line contains the given text (exit 1), so that a
 case cannot pass by failing for another reason.  A case may also name
 patterns that must match lines of the report.  An edit that does not
 apply fails its case.  A few cases call the report's functions directly,
-and two check tests/manifest itself against the tree.
+two check tests/manifest itself against the tree, and two
+tests/debian/manifest against tests/debian/suites.sh and
+scripts/test-debian.sh.
 
 Prints "PLAN report N", then one PASS/FAIL line a case; exits 1 if one
 failed.  Run by make test (scripts/test.sh) as the host suite "report".
@@ -934,6 +936,50 @@ def manifest_is_well_formed():
     return None
 
 
+def debian_manifest_is_well_formed():
+    """tests/debian/manifest parses, with the blocks it takes from
+    tests/manifest, and names every suite scripts/test-debian.sh runs."""
+    m = report.Manifest(os.path.join(TOP, "tests", "debian", "manifest"))
+    if m.errors:
+        return "; ".join(f"line {no}: {why}" if no else why for no, why in m.errors[:5])
+    with open(os.path.join(TOP, "scripts", "test-debian.sh")) as fh:
+        text = fh.read()
+    booted = set(re.findall(r"^\s*(?:boot|dboot) (\w+) \"", text, re.M))
+    pairs = re.findall(r"reboot_pair \w+ (\w+) \"", text)
+    booted |= set(pairs) | {f"{s}_write" for s in pairs}
+    booted |= {f"time_{k}_{n}" for k in ("denywrite", "nolsm") for n in (1, 2)}
+    booted |= {"debian_boottime"}
+    booted.discard("debian_demo")
+    if booted != set(m.suites):
+        return (f"test-debian.sh runs {sorted(booted - set(m.suites))} not in the "
+                f"manifest; the manifest has {sorted(set(m.suites) - booted)} it does not run")
+    return None
+
+
+def debian_manifest_lists_the_rows_of_the_tables():
+    """Every row of a check table of tests/debian/suites.sh is a check of
+    tests/debian/manifest, and every check there (but KUnit's and the
+    teardowns') a row, or a check of test-debian.sh's host suite."""
+    m = report.Manifest(os.path.join(TOP, "tests", "debian", "manifest"))
+    with open(os.path.join(TOP, "tests", "debian", "suites.sh")) as fh:
+        text = fh.read()
+    with open(os.path.join(TOP, "scripts", "test-debian.sh")) as fh:
+        rows = set(re.findall(r"echo \"PASS (\w+)", fh.read()))
+    for body in re.findall(r"^checks_\w+='\n(.*?)^'", text, re.M | re.S):
+        rows |= {line.split()[0] for line in body.splitlines() if line.strip()}
+    listed = {n for s in m.suites.values() for g in s.groups.values()
+              for n in g.names if not n.endswith("_succeeded")}
+    unused = {r for r in rows if r not in listed}
+    demo = set()
+    for body in re.findall(r"^checks_demo='\n(.*?)^'", text, re.M | re.S):
+        demo |= {line.split()[0] for line in body.splitlines() if line.strip()}
+    unused -= demo
+    if unused or listed - rows:
+        return (f"rows not in the manifest: {sorted(unused)[:5]}; "
+                f"manifest checks that are no row: {sorted(listed - rows)[:5]}")
+    return None
+
+
 FUNCTION_CASES = [
     ("kcsan_allow_list_excuses_only_outside_denywrite", kcsan_excuses),
     ("kcsan_copy_excuse_needs_a_read_never_exec", kcsan_copy_excuse_needs_a_read),
@@ -943,6 +989,9 @@ FUNCTION_CASES = [
     ("suppressed_allow_list_excuses_only_its_functions", suppressed_excuses),
     ("manifest_is_well_formed", manifest_is_well_formed),
     ("manifest_lists_host_tests_where_they_are", manifest_lists_host_tests_where_they_are),
+    ("debian_manifest_is_well_formed", debian_manifest_is_well_formed),
+    ("debian_manifest_lists_the_rows_of_the_tables",
+     debian_manifest_lists_the_rows_of_the_tables),
 ]
 
 
