@@ -2,14 +2,16 @@
 """Turn the test logs into one report.
 
 report.py --manifest FILE [--partial SUITE[,SUITE...]] DIR
-    make test: every suite of the manifest (tests/manifest) is checked
+    make test: every suite of the manifest (tests/manifest; make
+    test-debian: tests/debian/manifest, for each release) is checked
     against it: its groups, each group's checks (names, or an exact count,
     or a minimum with a reason), the matrix cells, the KUnit suites and
     cases of each boot, the checks that may skip, the kernel log lines it
     requires.  --partial checks only the suites named (make test-stock, the
-    mutants), and says so.
+    mutants, test-debian.sh only), and says so.
 report.py [--host SUITE]... DIR SUITE...
-    Without a manifest (make test-debian): the suites named, each against
+    Without a manifest (make run-debian's demonstration): the suites
+    named, each against
     its own PLAN lines and the ALLOW-SKIP lines before its first PLAN.
 report.py --demo DIR
     Prints the demonstration transcript of `make run`; exits 1 if it failed.
