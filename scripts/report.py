@@ -990,7 +990,7 @@ def compare_group(g, mg):
             # and check line say (they follow its CELL), one FAIL a cell.
             g.problems.append((
                 f"manifest_verdict {key}",
-                f"cell [{key[0]}] {key[1]} {key[2]}: tests/manifest says "
+                f"cell [{key[0]}] {key[1]} {key[2]}: the manifest says "
                 f"{want} ({verdict_word(want)}), the guest's CELL {got} "
                 f"({verdict_word(got)}), MATRIX {g.matrix.get(key, 'missing')}, "
                 f"check {matrix_name(key, got, suffix)}"))
@@ -999,31 +999,31 @@ def compare_group(g, mg):
         expected.append(matrix_name(key, got, suffix))
     if no_cell:
         g.problems.append(("manifest_cells", f"{len(no_cell)} cell(s) of "
-                           f"tests/manifest without a CELL line: {some(no_cell)}"))
+                           f"the manifest without a CELL line: {some(no_cell)}"))
     extra_cells = [f"[{k[0]}] {k[1]} {k[2]}" for k in g.cells if k not in mg.cells]
     if extra_cells:
         g.problems.append(("manifest_extra_cells", f"{len(extra_cells)} CELL(s) "
-                           f"not in tests/manifest: {some(extra_cells)}"))
+                           f"not in the manifest: {some(extra_cells)}"))
     missing = [n for n in expected if n not in ranset]
     if missing:
         g.problems.append(("manifest_missing", f"{len(missing)} check(s) of "
-                           f"tests/manifest did not report: {some(missing)}"))
+                           f"the manifest did not report: {some(missing)}"))
     want = set(expected)
     extra = [n for n in ran if n not in want]
     if extra and not mg.minimum:
         g.problems.append(("manifest_extra", f"{len(extra)} check(s) not in "
-                           f"tests/manifest: {some(extra)}"))
+                           f"the manifest: {some(extra)}"))
     n = len(g.results)
     if mg.minimum:
         if n < mg.count:
-            g.problems.append(("manifest_count", f"{n} results, tests/manifest "
+            g.problems.append(("manifest_count", f"{n} results, the manifest "
                                f"wants at least {mg.count} ({mg.why})"))
     else:
         if n != mg.count:
-            g.problems.append(("manifest_count", f"{n} results, tests/manifest "
+            g.problems.append(("manifest_count", f"{n} results, the manifest "
                                f"says {mg.count}"))
         if g.plan is not None and g.plan != mg.count:
-            g.problems.append(("manifest_plan", f"PLAN {g.plan}, tests/manifest "
+            g.problems.append(("manifest_plan", f"PLAN {g.plan}, the manifest "
                                f"says {mg.count}"))
 
 
@@ -1049,20 +1049,20 @@ def compare_stats(g, mg):
             ref, why = stat_value(g, b.ref)
         if why:
             g.problems.append(("manifest_stat_missing",
-                               f"{why} (tests/manifest: stat {b.text})"))
+                               f"{why} (manifest: stat {b.text})"))
         elif b.ref and not OPS[b.op](got * 100, b.pct * ref):
             g.problems.append((f"manifest_stat_{b.key}", f"STAT {b.key} is "
-                               f"{got}, tests/manifest wants {b.bound} ({ref})"))
+                               f"{got}, the manifest wants {b.bound} ({ref})"))
         elif not b.ref and not OPS[b.op](got, b.number):
             g.problems.append((f"manifest_stat_{b.key}", f"STAT {b.key} is "
-                               f"{got}, tests/manifest wants {b.bound}"))
+                               f"{got}, the manifest wants {b.bound}"))
 
 
 def check_manifest(s, ms, logs):
     """The suite against its manifest entry ms; logs: its kernel log lines."""
     for no, name in s.allow_skip_lines:
         s.problem("allow_skip_line", f"line {no}: ALLOW-SKIP {name}: only "
-                  "tests/manifest allows a skip, never the guest")
+                  "the manifest allows a skip, never the guest")
     s.allowed = set(ms.skips)
     s.limits = set().union(*(mg.limits for mg in ms.groups.values()))
     for name, mg in ms.groups.items():
@@ -1070,42 +1070,42 @@ def check_manifest(s, ms, logs):
         if s.declared is not None and name not in s.declared and g.plans:
             pass  # check_group says it: not in GROUPS
         elif s.declared is not None and name not in s.declared:
-            g.problems.append(("declared", "in tests/manifest, but neither in "
+            g.problems.append(("declared", "in the manifest, but neither in "
                                            "the suite's GROUPS line nor run"))
         compare_group(g, mg)
         compare_stats(g, mg)
     for name, g in s.groups.items():
         if not g.synthetic and name not in ms.groups:
-            g.problems.append(("manifest", "not in tests/manifest"))
+            g.problems.append(("manifest", "not in the manifest"))
     kg = s.groups.get("kunit")
     if kg is None and ms.kunit:
         s.problem("kunit", "no KUnit (KTAP) results in console.log; "
-                  f"tests/manifest lists {', '.join(ms.kunit)}")
+                  f"the manifest lists {', '.join(ms.kunit)}")
     elif kg is not None:
         for suite, cases in ms.kunit.items():
             got = kg.ktap.get(suite)
             if got is None:
                 kg.problems.append(("manifest_kunit_suite_missing", f"KUnit "
-                                    f"suite {suite} of tests/manifest did not run"))
+                                    f"suite {suite} of the manifest did not run"))
                 continue
             missing = [c for c in cases if c not in got]
             extra = [c for c in got if c not in cases]
             if missing:
                 kg.problems.append(("manifest_missing", f"KUnit {suite}: "
-                                    f"{len(missing)} case(s) of tests/manifest "
+                                    f"{len(missing)} case(s) of the manifest "
                                     f"did not report: {some(missing)}"))
             if extra:
                 kg.problems.append(("manifest_extra", f"KUnit {suite}: "
                                     f"{len(extra)} case(s) not in "
-                                    f"tests/manifest: {some(extra)}"))
+                                    f"the manifest: {some(extra)}"))
         for suite in kg.ktap:
             if suite not in ms.kunit:
                 kg.problems.append(("manifest_kunit_suite_extra", f"KUnit "
-                                    f"suite {suite} is not in tests/manifest"))
+                                    f"suite {suite} is not in the manifest"))
     for rx in ms.logs:
         if not any(rx.search(line) for line in logs):
             s.problem("kernel_log_line", f"no kernel log line matches "
-                      f"'{rx.pattern}' (tests/manifest)")
+                      f"'{rx.pattern}' (the manifest)")
 
 
 def check_suite(s, run_id, console, ms=None):
@@ -1472,7 +1472,7 @@ def main_report(args):
             partial = [n for n in args.partial.split(",") if n]
             for n in partial:
                 if n not in manifest.suites:
-                    t.fail(f"{n}/manifest", "not a suite of tests/manifest")
+                    t.fail(f"{n}/manifest", "not a suite of the manifest")
             names = [n for n in names if n in partial]
     else:
         names = args.host + args.suites
@@ -1566,7 +1566,7 @@ def main(argv):
         return demo(argv[2])
     ap = argparse.ArgumentParser(description="the test report")
     ap.add_argument("--manifest", help="what the run must hold "
-                    "(tests/manifest); its suites are the run's")
+                    "(the manifest); its suites are the run's")
     ap.add_argument("--partial", help="with --manifest: only these suites "
                     "(comma-separated)")
     ap.add_argument("--host", action="append", default=[],

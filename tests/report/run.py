@@ -436,50 +436,50 @@ CASES = [
 
     # The manifest (issue 20, item 1), on the small logs.
     C("check_missing_with_its_plan_lowered_fails",
-      "lsm/boot: 1 check(s) of tests/manifest did not report: boot_lists_denywrite_as_active_lsm", [
+      "lsm/boot: 1 check(s) of the manifest did not report: boot_lists_denywrite_as_active_lsm", [
           drop_check(LSM, "boot_lists_denywrite_as_active_lsm")]),
     C("check_not_in_manifest_fails",
-      "lsm/dwtest: 1 check(s) not in tests/manifest: counters_match_denied_in_enforce[exec /]", [
+      "lsm/dwtest: 1 check(s) not in the manifest: counters_match_denied_in_enforce[exec /]", [
           after(LSM, "^PASS exec_race_never_both_succeed",
                 "PASS counters_match_denied_in_enforce[exec /]"),
           sub(LSM, "^PLAN dwtest 5$", "PLAN dwtest 6")]),
     C("group_gone_from_run_and_groups_line_fails",
-      "lsm/kmemleak: in tests/manifest, but neither in the suite's GROUPS line nor run", [
+      "lsm/kmemleak: in the manifest, but neither in the suite's GROUPS line nor run", [
           drop_group(LSM, "kmemleak")]),
-    C("group_not_in_manifest_fails", "lsm/prctl: not in tests/manifest", [
+    C("group_not_in_manifest_fails", "lsm/prctl: not in the manifest", [
         sub(LSM, "^GROUPS boot dwtest kmemleak$", "GROUPS boot dwtest kmemleak prctl"),
         after(LSM, "^EXIT kmemleak", "PLAN prctl 1\nPASS prctl_x\nEXIT prctl 0")]),
-    C("plan_unlike_manifest_fails", "lsm/boot: PLAN 2, tests/manifest says 1", [
+    C("plan_unlike_manifest_fails", "lsm/boot: PLAN 2, the manifest says 1", [
         sub(LSM, "^PLAN boot 1$", "PLAN boot 2"),
         after(LSM, "^PASS boot_lists", "PASS boot_other")]),
     C("cell_gone_with_its_check_fails",
-      "lsm/dwtest: 1 cell(s) of tests/manifest without a CELL line: [exec /] off rename_over_running_exe", [
+      "lsm/dwtest: 1 cell(s) of the manifest without a CELL line: [exec /] off rename_over_running_exe", [
           drop(LSM, "^(CELL|MATRIX) exec / off rename_over_running_exe "),
           drop_check(LSM, r"rename_over_running_exe_allowed_in_off[exec /]")]),
     C("cell_not_in_manifest_fails",
-      "lsm/dwtest: 1 CELL(s) not in tests/manifest: [exec /] audit write_running_exe", [
+      "lsm/dwtest: 1 CELL(s) not in the manifest: [exec /] audit write_running_exe", [
           after(LSM, "^PLAN dwtest 5$", "CELL exec / audit write_running_exe ok"),
           after(LSM, "^PASS exec_race", "MATRIX exec / audit write_running_exe ok\n"
                                         "PASS write_running_exe_allowed_in_audit[exec /]"),
           sub(LSM, "^PLAN dwtest 5$", "PLAN dwtest 6")]),
     C("kunit_case_gone_with_its_plan_fails",
-      "lsm/kunit: KUnit denywrite_policy: 1 case(s) of tests/manifest did not report: parse_rule_invalid", [
+      "lsm/kunit: KUnit denywrite_policy: 1 case(s) of the manifest did not report: parse_rule_invalid", [
           kunit_case_gone("lsm", ("denywrite_policy", "parse_rule_invalid"))]),
     C("kunit_suite_not_in_manifest_fails",
-      "lsm/kunit: KUnit suite denywrite_policy is not in tests/manifest", [
+      "lsm/kunit: KUnit suite denywrite_policy is not in the manifest", [
           manifest_sub("^kunit denywrite_policy 2$", "kunit denywrite_other 2")]),
     C("kunit_in_manifest_but_not_booted_fails",
-      "stock/kunit: no KUnit (KTAP) results in console.log; tests/manifest lists denywrite_policy", [
+      "stock/kunit: no KUnit (KTAP) results in console.log; the manifest lists denywrite_policy", [
           after("manifest", "^suite stock guest$", "kunit denywrite_policy 1\n  parse_rule_valid")]),
     C("kunit_case_not_in_manifest_fails",
-      "lsm/kunit: KUnit denywrite_policy: 1 case(s) not in tests/manifest: parse_rule_invalid", [
+      "lsm/kunit: KUnit denywrite_policy: 1 case(s) not in the manifest: parse_rule_invalid", [
           manifest_sub("^kunit denywrite_policy 2$", "kunit denywrite_policy 1"),
           drop("manifest", "^  parse_rule_invalid$")]),
     C("kunit_suite_of_manifest_not_run_fails",
-      "lsm/kunit: KUnit suite denywrite_protect of tests/manifest did not run", [
+      "lsm/kunit: KUnit suite denywrite_protect of the manifest did not run", [
           after("manifest", "^  parse_rule_invalid$",
                 "kunit denywrite_protect 1\n  holds_in_slot_and_table")]),
-    C("count_unlike_manifest_fails", "lsm/dwtest: 6 results, tests/manifest says 5", [
+    C("count_unlike_manifest_fails", "lsm/dwtest: 6 results, the manifest says 5", [
         after(LSM, "^PASS exec_race_never_both_succeed",
               "PASS write_running_exe_denied_in_enforce[exec /]"),
         sub(LSM, "^PLAN dwtest 5$", "PLAN dwtest 6")]),
@@ -489,7 +489,7 @@ CASES = [
         manifest_sub("^group kmemleak 2$", "group kmemleak >=2: a varying number"),
         sub("manifest", "^  kmemleak_finds_no_leak$", "")]),
     C("minimum_group_below_its_minimum_fails",
-      "lsm/kmemleak: 1 results, tests/manifest wants at least 2 (a varying number)", [
+      "lsm/kmemleak: 1 results, the manifest wants at least 2 (a varying number)", [
           manifest_sub("^group kmemleak 2$", "group kmemleak >=2: a varying number"),
           drop_check(LSM, "kmemleak_finds_no_leak")]),
     C("manifest_count_unlike_its_list_fails",
@@ -509,25 +509,25 @@ CASES = [
     C("partial_run_checks_only_its_suites", "pass", [remove("stock")],
       [r"^\(partial: only lsm of .*manifest checked\)$"],
       ["--manifest", "{dir}/manifest", "--partial", "lsm", "{dir}"]),
-    C("partial_run_of_an_unknown_suite_fails", "nosuch/manifest: not a suite of tests/manifest", [],
+    C("partial_run_of_an_unknown_suite_fails", "nosuch/manifest: not a suite of the manifest", [],
       (), ["--manifest", "{dir}/manifest", "--partial", "lsm,nosuch", "{dir}"]),
 
     # Each cell's verdict is the manifest's (issue 31, item 1): a cell whose
 # CELL, MATRIX and check name were flipped together, as by a kernel
 # regression with a matching change of dwtest's model, fails, once.
     C("cell_verdict_flipped_with_its_label_fails",
-      "lsm/dwtest: cell [exec /] off write_running_exe: tests/manifest says ok "
+      "lsm/dwtest: cell [exec /] off write_running_exe: the manifest says ok "
       "(allowed), the guest's CELL ETXTBSY (denied), MATRIX ETXTBSY, check "
       "write_running_exe_denied_in_off[exec /]", [
           flip_cell(LSM, "exec /", "off", "write_running_exe")],
       [r"^\d+ passed, 1 failed$"]),
     C("classic_and_stock_flipped_together_fail",
-      "stock/dwtest: cell [-] stock write_running_exe: tests/manifest says "
+      "stock/dwtest: cell [-] stock write_running_exe: the manifest says "
       "ETXTBSY (denied), the guest's CELL ok (allowed)", [
           flip_cell(LSM, "exec /", "enforce", "write_running_exe"),
           flip_cell(STOCK, "-", "stock", "write_running_exe")],
       [r"^FAIL lsm/dwtest: cell \[exec /\] enforce write_running_exe: "
-       r"tests/manifest says ETXTBSY \(denied\), the guest's CELL ok",
+       r"the manifest says ETXTBSY \(denied\), the guest's CELL ok",
        r"^\d+ passed, 2 failed$"]),
     C("manifest_cells_without_a_deny_line_fail",
       "manifest: lsm/dwtest: cells of [exec /] off, but no deny line says their verdict", [
@@ -622,19 +622,19 @@ CASES = [
               "stat race_both_succeeded <= 10% race_rounds\n"
               "stat race_rounds > race_both_succeeded")]),
     C("stat_out_of_bounds_fails_though_the_check_passes",
-      "lsm/dwtest: STAT race_both_succeeded is 3, tests/manifest wants == 0", [
+      "lsm/dwtest: STAT race_both_succeeded is 3, the manifest wants == 0", [
           after("manifest", "^  exec_race_never_both_succeed",
                 "stat race_both_succeeded == 0"),
           sub(LSM, "^STAT dwtest race_both_succeeded 0$",
               "STAT dwtest race_both_succeeded 3")]),
     C("stat_missing_fails",
-      "lsm/dwtest: no STAT dwtest race_both_succeeded (tests/manifest: "
+      "lsm/dwtest: no STAT dwtest race_both_succeeded (manifest: "
       "stat race_both_succeeded == 0)", [
           after("manifest", "^  exec_race_never_both_succeed",
                 "stat race_both_succeeded == 0"),
           drop(LSM, "^STAT dwtest race_both_succeeded ")]),
     C("stat_above_a_share_of_another_fails",
-      "lsm/dwtest: STAT race_both_succeeded is 5, tests/manifest wants <= 10% "
+      "lsm/dwtest: STAT race_both_succeeded is 5, the manifest wants <= 10% "
       "race_rounds (43)", [
           after("manifest", "^  exec_race_never_both_succeed",
                 "stat race_both_succeeded <= 10% race_rounds"),
@@ -708,15 +708,15 @@ FULL_LSM = "lsm/results.log"
 CASES += [
     C("full_log_passes", "pass", [], (), ARGS, FULL),
     C("full_log_without_a_check_fails",
-      "lsm/promises: 1 check(s) of tests/manifest did not report: ", [
+      "lsm/promises: 1 check(s) of the manifest did not report: ", [
           drop_check(FULL_LSM, "chmod_of_running_program_allowed_in_enforce[exec /tmp/prm/bin]")], (), ARGS, FULL),
     C("full_log_without_a_group_fails",
-      "lsm/kmemleak: in tests/manifest, but neither in the suite's GROUPS line nor run", [
+      "lsm/kmemleak: in the manifest, but neither in the suite's GROUPS line nor run", [
           drop_group(FULL_LSM, "kmemleak")], (), ARGS, FULL),
     C("full_log_without_a_suite_fails", "params/ran: no results.log", [
         remove("params")], (), ARGS, FULL),
     C("full_log_without_a_kunit_case_fails",
-      "lsm/kunit: KUnit denywrite_protect: 1 case(s) of tests/manifest did not report: sweep_yields_and_goes_on", [
+      "lsm/kunit: KUnit denywrite_protect: 1 case(s) of the manifest did not report: sweep_yields_and_goes_on", [
           kunit_case_gone("lsm", ("denywrite_protect", "sweep_yields_and_goes_on"))],
       (), ARGS, FULL),
     C("full_log_matrix_outcome_unlike_its_cell_fails",
@@ -733,19 +733,19 @@ CASES += [
     # checks, here and on overlayfs; a cell gone, one more, and a classic
     # cell flipped (which the stock kernel's comparison fails too).
     C("full_log_cell_flipped_with_its_label_fails",
-      "lsm/dwtest: cell [lib /usr/lib] enforce cp_over_running_lib: tests/manifest "
+      "lsm/dwtest: cell [lib /usr/lib] enforce cp_over_running_lib: the manifest "
       "says ETXTBSY (denied), the guest's CELL ok (allowed), MATRIX ok, check "
       "cp_over_running_lib_allowed_in_enforce[lib /usr/lib]", [
           flip_cell(FULL_LSM, "lib /usr/lib", "enforce", "cp_over_running_lib")],
       [r"^\d+ passed, 1 failed$"], ARGS, FULL),
     C("full_log_overlay_cell_flipped_with_its_label_fails",
       "lsm/dwtest-overlay: cell [all /] enforce outside_rules_mmap_write: "
-      "tests/manifest says ETXTBSY (denied), the guest's CELL ok (allowed)", [
+      "the manifest says ETXTBSY (denied), the guest's CELL ok (allowed)", [
           flip_cell(FULL_LSM, "all /", "enforce", "outside_rules_mmap_write",
                     "dwtest-overlay", "_on_overlay")],
       [r"^\d+ passed, 1 failed$"], ARGS, FULL),
     C("full_log_without_a_cell_fails",
-      "lsm/dwtest-ext4: 1 cell(s) of tests/manifest without a CELL line: "
+      "lsm/dwtest-ext4: 1 cell(s) of the manifest without a CELL line: "
       "[all /] audit mmap_exec_write", [
           drop(FULL_LSM, "^(CELL|MATRIX) all / audit mmap_exec_write ok$"),
           # put dwtest's and dwtest-overlay's back: only dwtest-ext4's goes
@@ -758,11 +758,11 @@ CASES += [
           drop_check(FULL_LSM, "mmap_exec_write_allowed_in_audit_on_ext4[all /]")],
       (), ARGS, FULL),
     C("full_log_with_a_cell_more_fails",
-      "lsm/dwtest: 1 CELL(s) not in tests/manifest: [all /] enforce write_running_exe_twice", [
+      "lsm/dwtest: 1 CELL(s) not in the manifest: [all /] enforce write_running_exe_twice", [
           add_cell(FULL_LSM, "all /", "enforce", "write_running_exe_twice", "ETXTBSY")],
       (), ARGS, FULL),
     C("full_log_classic_cell_flipped_fails",
-      "lsm/dwtest: cell [exec /] enforce write_running_exe: tests/manifest says "
+      "lsm/dwtest: cell [exec /] enforce write_running_exe: the manifest says "
       "ETXTBSY (denied), the guest's CELL ok (allowed)", [
           flip_cell(FULL_LSM, "exec /", "enforce", "write_running_exe")],
       [r"^FAIL compare/classic_matches_stock_write_running_exe: classic ok, stock ETXTBSY$"],
@@ -903,7 +903,7 @@ def manifest_lists_host_tests_where_they_are():
     unlisted = sorted(set(defined) - listed)
     if bad or unlisted:
         return (f"not a T() of the host test files: {bad[:5]}; "
-                f"T() not in tests/manifest: {unlisted[:5]}")
+                f"T() not in the manifest: {unlisted[:5]}")
     return None
 
 
