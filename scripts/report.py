@@ -393,7 +393,7 @@ class Manifest:
             self.err(no, f"blocks {rel}: no such file")
             return
         other = Manifest.__new__(Manifest)
-        other.path, other.errors, other.blocks = path, [], {}
+        other.path, other.errors = path, []
         other.expand(lines)
         for ono, why in other.errors:
             self.err(no, f"blocks {rel}: line {ono}: {why}")

@@ -260,8 +260,9 @@ test)
 		# The report's last line, "N passed, N failed"; none (a report
 		# that crashed) counts as a failure.
 		last=$(tail -n1 "$out/report.txt")
-		p=$(echo "$last" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1/p')
-		f=$(echo "$last" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\2/p')
+		read -r p f <<-EOF
+		$(echo "$last" | sed -n 's/^\([0-9]*\) passed, \([0-9]*\) failed$/\1 \2/p')
+		EOF
 		if [ -z "$p" ]; then
 			p=0 f=1 status=1
 			last="no report line (1 failure counted)"

@@ -18,6 +18,10 @@ cli=/usr/sbin/denywritectl
 libdir=/usr/lib/x86_64-linux-gnu
 work=/var/tmp/dw
 packaged_rules="exec / | lib $libdir"
+# The release the host made the image of (scripts/test-debian.sh passes
+# it as dwrelease=; guest_runs_the_release_its_image_was_made_of checks it
+# against /etc/os-release).
+dwrelease=$(sed -n 's/.*dwrelease=\([a-z]*\).*/\1/p' /proc/cmdline)
 # dpkg and apt-get run without a terminal.
 export DEBIAN_FRONTEND=noninteractive
 
@@ -138,13 +142,11 @@ relinked_output_is_a_new_file             new-file     mold_output
 relinked_output_runs_the_new_version      "running 2"  mold_run_output
 '
 # What mold does to its output while the old one runs, in mode off, by
-# the release the host made the image of (dwrelease=, which the check
-# guest_runs_the_release_its_image_was_made_of compares with
-# /etc/os-release): bookworm's mold 1.10 renames the old output aside and
+# the release the host made the image of ($dwrelease): bookworm's mold 1.10 renames the old output aside and
 # writes into it in place, so the running program is corrupted; trixie's
 # mold 2.37 was seen to write a new file and rename it over, so the
 # running program keeps its code.  In enforce, both write a new file.
-case $(sed -n 's/.*dwrelease=\([a-z]*\).*/\1/p' /proc/cmdline) in
+case $dwrelease in
 trixie) mold_off_running="still running 1" mold_off_output=new-file ;;
 *) mold_off_running="corrupted: now runs version 2" mold_off_output=same-file ;;
 esac
@@ -314,17 +316,15 @@ boot_state() {
 	echo "$state"
 }
 
-# os_release: whether /etc/os-release names the release the host made the
-# image of (dwrelease= on the kernel command line, from debian-vm.sh's
-# DIR/release): so a run of make test-debian cannot test one release
-# twice and report both.
+# os_release: whether /etc/os-release names $dwrelease, the release the
+# host made the image of (debian-vm.sh's DIR/release): so a run of make
+# test-debian cannot test one release twice and report both.
 os_release() {
-	want=$(sed -n 's/.*dwrelease=\([a-z]*\).*/\1/p' /proc/cmdline)
 	have=$(. /etc/os-release && echo "${VERSION_CODENAME:-}")
-	if [ -n "$want" ] && [ "$want" = "$have" ]; then
+	if [ -n "$dwrelease" ] && [ "$dwrelease" = "$have" ]; then
 		echo "the release of its image"
 	else
-		echo "/etc/os-release says '$have', the host made '$want'"
+		echo "/etc/os-release says '$have', the host made '$dwrelease'"
 	fi
 }
 
