@@ -11,8 +11,7 @@ report.py --manifest FILE [--partial SUITE[,SUITE...]] DIR
     mutants, test-debian.sh only), and says so.
 report.py [--host SUITE]... DIR SUITE...
     Without a manifest (make run-debian's demonstration): the suites
-    named, each against
-    its own PLAN lines and the ALLOW-SKIP lines before its first PLAN.
+    named, each against its own PLAN lines; no skip is allowed.
 report.py --demo DIR
     Prints the demonstration transcript of `make run`; exits 1 if it failed.
 
@@ -699,8 +698,6 @@ class Suite:
         self.suite_lines = 0
         self.declared = None  # the GROUPS line
         self.allowed = set()
-        self.allow_skip_lines = []  # (line number, check) of ALLOW-SKIP
-        self.plans_seen = False
         self.kmsg = []        # (seq, prio, text) of the KMSG lines
         self.kmsg_end = None  # (records, lost) of KMSG-END
         self.excused = []     # kernel log lines an allow list excused
@@ -753,16 +750,11 @@ class Parser:
         self.s.declared = line.split()[1:]
 
     def on_allow_skip(self, no, line):
-        # Only read without a manifest, and only before the first PLAN:
-        # a program that runs cannot excuse its own skips.
+        # A program that runs cannot excuse its own skips: only the
+        # manifest allows one.
         name = line.split(" ", 1)[1].strip() if " " in line else ""
-        self.s.allow_skip_lines.append((no, name))
-        if self.s.plans_seen:
-            self.s.problem("allow_skip_late",
-                           f"line {no}: '{line}' after a group began: "
-                           "skips are allowed before the first PLAN only")
-        else:
-            self.s.allowed.add(name)
+        self.s.problem("allow_skip_line", f"line {no}: ALLOW-SKIP {name}: "
+                       "only the manifest allows a skip, never the guest")
 
     def on_kmsg(self, no, line):
         f = line.split(" ", 3)
@@ -793,7 +785,6 @@ class Parser:
             self.cur.problems.append(
                 ("plan_inside", f"PLAN {f[1]} (line {no}) came before its EXIT"))
         g = self.s.group(f[1])
-        self.s.plans_seen = True
         g.plans += 1
         if g.plans > 1:
             g.problems.append(("plan_twice", f"PLAN printed {g.plans} times (line {no})"))
@@ -1060,9 +1051,6 @@ def compare_stats(g, mg):
 
 def check_manifest(s, ms, logs):
     """The suite against its manifest entry ms; logs: its kernel log lines."""
-    for no, name in s.allow_skip_lines:
-        s.problem("allow_skip_line", f"line {no}: ALLOW-SKIP {name}: only "
-                  "the manifest allows a skip, never the guest")
     s.allowed = set(ms.skips)
     s.limits = set().union(*(mg.limits for mg in ms.groups.values()))
     for name, mg in ms.groups.items():

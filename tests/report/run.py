@@ -422,14 +422,14 @@ CASES = [
           after(LSM, "^GROUPS", "ALLOW-SKIP kmemleak_finds_no_leak"),
           sub(LSM, "^PASS kmemleak_finds_no_leak$",
               "SKIP kmemleak_finds_no_leak: no kmemleak in this kernel")]),
-    C("without_manifest_allow_skip_before_first_plan_passes", "pass", [
-        after(LSM, "^GROUPS", "ALLOW-SKIP kmemleak_finds_no_leak"),
-        sub(LSM, "^PASS kmemleak_finds_no_leak$",
-            "SKIP kmemleak_finds_no_leak: no kmemleak in this kernel")],
-      [r"^\(no manifest: each group's count is its own PLAN\)$"], LEGACY),
-    C("without_manifest_allow_skip_after_a_plan_fails",
-      "lsm/allow_skip_late: line 7: 'ALLOW-SKIP kmemleak_finds_no_leak' after a group began", [
-          after(LSM, "^EXIT boot", "ALLOW-SKIP kmemleak_finds_no_leak"),
+    C("without_manifest_allow_skip_line_fails",
+      "lsm/allow_skip_line: line 3: ALLOW-SKIP kmemleak_finds_no_leak", [
+          after(LSM, "^GROUPS", "ALLOW-SKIP kmemleak_finds_no_leak"),
+          sub(LSM, "^PASS kmemleak_finds_no_leak$",
+              "SKIP kmemleak_finds_no_leak: no kmemleak in this kernel")],
+      (), LEGACY),
+    C("without_manifest_skip_fails",
+      "lsm/kmemleak_finds_no_leak: skipped, and the suite does not allow it: no kmemleak in this kernel", [
           sub(LSM, "^PASS kmemleak_finds_no_leak$",
               "SKIP kmemleak_finds_no_leak: no kmemleak in this kernel")],
       (), LEGACY),
