@@ -402,15 +402,18 @@ for name in documented:
                 % (ABI, documented[name]["line"], SFS_DIR, name, SECURITYFS))
 
 # The ABI as the kernel's documentation build renders it: get_abi.pl's ReST
-# of this one file must come without a warning and parse without one.
+# of this one file must come without a warning and parse without one.  It
+# runs in the temporary directory on ".": the ReST names the file by the
+# path it was given, and a random directory name with a "_" in it would
+# read as a ReST reference.
 get_abi = os.path.join(tree, "scripts/get_abi.pl")
 if os.path.isfile(abi_path) and os.path.isfile(get_abi):
     with tempfile.TemporaryDirectory() as tmp:
         os.mkdir(os.path.join(tmp, "testing"))
         shutil.copy(abi_path, os.path.join(tmp, "testing"))
         for cmd in ("validate", "rest"):
-            r = subprocess.run(["perl", get_abi, "--dir", tmp, cmd],
-                               capture_output=True, text=True)
+            r = subprocess.run(["perl", get_abi, "--dir", ".", cmd],
+                               cwd=tmp, capture_output=True, text=True)
             err = [l for l in r.stderr.splitlines() if l]
             if r.returncode or err:
                 problem("scripts/get_abi.pl %s %s: exit %d: %s"
