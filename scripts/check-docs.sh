@@ -31,6 +31,9 @@
 #   with docutils at halt level "warning" too.
 # - patches/0005 adds the admin guide to the LSM index and the design
 #   document to the security index.
+# - The cover letter and every patch's changelog carry no project log (a
+#   test count, a run time, "fresh clone", "last passed") and no
+#   checkpatch note above the "---".
 #
 # The kernel tree is build/linux once `make kernel` ran; scripts/test.sh
 # runs this as the step docs_lint_is_clean.
@@ -445,6 +448,48 @@ else:
                                       re.M):
             problem("patches/%s: does not add denywrite to %s"
                     % (doc_patch[0], rst))
+
+# --- the letters to the list: no project logs ---------------------------------
+# The cover letter and each patch's changelog say what the series does and
+# how it is tested, not what a run of this project gave: no test counts,
+# no run times, no "last passed on a fresh clone" (a date may be a
+# citation: a list post's); and a checkpatch exception note goes below the
+# "---", where git am drops it, not into the changelog.
+LOGS = [
+    (r"\b\d+ passed\b|\bpassed, \d+ failed\b", "a test count"),
+    (r"\b\d+(?:\.\d+)? ?(?:s|sec|seconds?|min|minutes?|h|hours?)\b(?!-)",
+     "a run time"),
+    (r"\bfresh clone\b|\blast (?:passed|ran|run)\b", "a project log"),
+]
+
+
+def changelog(path):
+    """The text a reader of the list reads: the commit message of a patch
+    (from the first blank line after its headers to its "---"), or the
+    whole cover letter."""
+    with open(path, encoding="utf-8") as f:
+        text = f.read()
+    if path.endswith(".patch"):
+        text = text.split("\n\n", 1)[1] if "\n\n" in text else ""
+        text = re.split(r"^---$", text, maxsplit=1, flags=re.M)[0]
+    return text
+
+
+letters = [os.path.join("patches", "cover-letter.txt")] + sorted(
+    os.path.join("patches", p) for p in os.listdir(os.path.join(top, "patches"))
+    if p.endswith(".patch"))
+for rel in letters:
+    text = changelog(os.path.join(top, rel))
+    for no, line in enumerate(text.splitlines(), 1):
+        for regex, what in LOGS:
+            m = re.search(regex, line)
+            if m:
+                problem("%s: message line %d: %s ('%s'): the list reads what "
+                        "the series does, not a run's log"
+                        % (rel, no, what, m.group(0)))
+        if re.match(r"\s*checkpatch: ", line):
+            problem("%s: message line %d: a checkpatch note above the "
+                    "\"---\" goes into the commit" % (rel, no))
 
 if problems:
     print("check-docs: %d problem%s" % (len(problems), "s"[:len(problems) != 1]),
