@@ -944,8 +944,9 @@ def debian_manifest_is_well_formed():
     """tests/debian/manifest parses, with the blocks it takes from
     tests/manifest, and names every suite scripts/test-debian.sh runs."""
     m = report.Manifest(os.path.join(TOP, "tests", "debian", "manifest"))
-    if m.errors:
-        return manifest_errors(m)
+    err = manifest_errors(m)
+    if err:
+        return err
     with open(os.path.join(TOP, "scripts", "test-debian.sh")) as fh:
         text = fh.read()
     booted = set(re.findall(r"^\s*(?:boot|dboot) (\w+) \"", text, re.M))
