@@ -42,6 +42,7 @@ writer_test_skipped kernel lsm         hooks.c
 mapping_hold_skipped kernel lsm        mapping.c
 denying_hold_counted kernel lsm        decide.c
 denial_uncounted    kernel lsm         hooks.c
+overlay_hold_on_lower_inode kernel lsm protect.c
 xfs_swapext_unchecked kernel lsm       hooks.c
 cli_check_deleted   cli    host        policy.c
 report_check_removed report report     report.py
@@ -88,6 +89,15 @@ mutation_denying_hold_counted() {
 mutation_denial_uncounted() {
 	mutate "$1" '"static void hook_write_access_denied(const struct path *path, bool truncate)\n{\n"' \
 		'"static void hook_write_access_denied(const struct path *path, bool truncate)\n{\n\treturn;\n"'
+}
+
+# An overlayfs file's denying hold is taken on its real (lower) inode
+# instead of the overlay inode exec denies: a write through the running
+# program's own overlay path is let in (copied up), and a write to the
+# lower file shared with another container's overlay is refused.
+mutation_overlay_hold_on_lower_inode() {
+	mutate "$1" '"\tinodes[0] = file_inode(file);\n\tinodes[1] = NULL;\n"' \
+		'"\tinodes[0] = d_real_inode(file->f_path.dentry);\n\tinodes[1] = NULL;\n"'
 }
 
 # XFS_IOC_SWAPEXT goes unchecked: an old writer swaps a running file's
