@@ -37,13 +37,13 @@ fragments=${FRAGMENTS:?"mutants: run by make test-mutants (FRAGMENTS unset)"}
 # policy-tool/) or report (FILE scripts/report.py); the mutation itself
 # is mutation_NAME below.
 mutants='
-hook_unregistered   kernel lsm         hooks.c
-writer_test_skipped kernel lsm         hooks.c
+hook_unregistered   kernel lsm         hook_write.c
+writer_test_skipped kernel lsm         hook_write.c
 mapping_hold_skipped kernel lsm        mapping.c
 denying_hold_counted kernel lsm        decide.c
-denial_uncounted    kernel lsm         hooks.c
+denial_uncounted    kernel lsm         hook_write.c
 overlay_hold_on_lower_inode kernel lsm protect.c
-xfs_swapext_unchecked kernel lsm       hooks.c
+xfs_swapext_unchecked kernel lsm       hook_ioctl.c
 cli_check_deleted   cli    host        policy.c
 report_check_removed report report     report.py
 '

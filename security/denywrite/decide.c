@@ -97,7 +97,7 @@ static int use(struct file *file, const struct denywrite_rule *rule,
  * @hold: DENYWRITE_HOLD_TRANSIENT or 0
  *
  * Files opened while a fanotify pre-content (HSM) group watches their
- * filesystem are never protected: see hooks.c.
+ * filesystem are never protected: see hooks.h.
  *
  * Return: as denywrite_use(); 0 if no rule covers @file.
  */
@@ -158,7 +158,7 @@ int denywrite_use_root(struct file *file, u8 scope, u8 flags,
  * mapped after exec's point of no return, where a refusal would kill the
  * process); under an "exec" rule only, it is transient until
  * bprm_check_security confirms that the file is the program or a #!
- * interpreter (see hooks.c).  The writers check is the exec rule's, if
+ * interpreter (see hook_exec.c).  The writers check is the exec rule's, if
  * there is one.
  *
  * Return: as denywrite_use().

@@ -1,11 +1,80 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * denywrite: LSM hooks
+ *
+ * Rules are evaluated only when a file is executed or mapped executable;
+ * the writer side is a counter test.  In mode off (see mode.c) each hook
+ * returns at once but file_release, bprm_committing_creds and sb_delete,
+ * which drop what there is in every mode, and mmap_file and file_mprotect,
+ * which first note a shared writable mapping of a tmpfs or memfd file
+ * (its pins outlive the mode).  The hooks find out what happens and leave
+ * the decision, and the mode, to decide.c.  They come in families, a file
+ * each, registered one family at a time by denywrite_init():
+ *
+ * - hook_exec.c: files executed, and the programs prctl() makes a
+ *   process's executable;
+ * - hook_write.c: new writers and writes;
+ * - hook_mmap.c: executable and shared writable mappings;
+ * - hook_ioctl.c: the ioctls that write a file without the write hooks;
+ * - hook_lifetime.c: a file's last reference, a filesystem's end.
+ *
+ * In enforce mode, under a rule without "ignore-writers", a hold is exec's
+ * own denial of write access (see protect.c): the VFS refuses new writers
+ * in get_write_access(), and write_access_denied, which the VFS calls
+ * only then, counts and logs the refusal of an open for writing or a
+ * truncation.  The write, mapping and ioctl hooks refuse the writers of
+ * the other holds, which they count.
+ *
+ * Files opened while a fanotify pre-content (HSM) group watches their
+ * filesystem are never protected, as 6.12's exe_file_deny_write_access()
+ * exempted them: the HSM daemon fills in file contents on demand, also of
+ * running binaries, and refusing its writes would fail the page faults of
+ * the very process we protect.
  */
 
 #ifndef _SECURITY_DENYWRITE_HOOKS_H
 #define _SECURITY_DENYWRITE_HOOKS_H
 
-void denywrite_add_hooks(void);
+#include <linux/dcache.h>
+#include <linux/fs.h>
+
+#include "decide.h"
+#include "protect.h"
+
+/* Is @file, or the real file behind it on a stacked filesystem, held? */
+static inline bool denywrite_file_inodes_protected(struct file *file)
+{
+	const struct inode *inode = file_inode(file);
+
+	if (!S_ISREG(inode->i_mode))
+		return false;
+	if (denywrite_inode_protected(inode))
+		return true;
+	return unlikely(file->f_path.dentry->d_flags & DCACHE_OP_REAL) &&
+	       denywrite_inode_protected(d_real_inode(file->f_path.dentry));
+}
+
+/**
+ * denywrite_check_writer - a write through @file, opened before
+ * @file: the file written through, mapped shared writable, or named by an
+ *        ioctl that changes its blocks
+ *
+ * Inline: every write(2) asks.
+ *
+ * Return: -ETXTBSY if the file, or the real file behind it, has a counted
+ * hold and the mode is enforce, else 0.
+ */
+static inline int denywrite_check_writer(struct file *file)
+{
+	if (!denywrite_file_inodes_protected(file))
+		return 0;
+	return denywrite_refuse_writer(file);
+}
+
+void denywrite_add_exec_hooks(void);
+void denywrite_add_write_hooks(void);
+void denywrite_add_mmap_hooks(void);
+void denywrite_add_ioctl_hooks(void);
+void denywrite_add_lifetime_hooks(void);
 
 #endif /* _SECURITY_DENYWRITE_HOOKS_H */

@@ -39,7 +39,7 @@
  * refused protector leaves no trace, and writers and protectors order
  * exactly as they do on a kernel whose exec denies write access, whatever
  * the interleaving.  The hooks refuse nothing for it (the VFS did), and
- * only record the refusal (see hooks.c).
+ * only record the refusal (write_access_denied in hook_write.c).
  *
  * A counted hold (audit mode, "ignore-writers", or a protection that cannot
  * fail and found writers) raises the inode's holders count, and the hooks

@@ -90,7 +90,11 @@ static int __init denywrite_init(void)
 	int err;
 
 	denywrite_protect_init();
-	denywrite_add_hooks();
+	denywrite_add_lifetime_hooks();
+	denywrite_add_exec_hooks();
+	denywrite_add_write_hooks();
+	denywrite_add_mmap_hooks();
+	denywrite_add_ioctl_hooks();
 	denywrite_mode_init();
 	denywrite_enabled = true;
 	if (denywrite_classic) {
