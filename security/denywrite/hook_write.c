@@ -96,6 +96,34 @@ static void hook_write_access_denied(const struct path *path, bool truncate)
 	denywrite_record_denied(path, truncate);
 }
 
+/* Is @file, or the real file behind it on a stacked filesystem, held? */
+static bool file_protected(struct file *file)
+{
+	const struct inode *inode = file_inode(file);
+
+	if (!S_ISREG(inode->i_mode))
+		return false;
+	if (denywrite_inode_protected(inode))
+		return true;
+	return unlikely(file->f_path.dentry->d_flags & DCACHE_OP_REAL) &&
+	       denywrite_inode_protected(d_real_inode(file->f_path.dentry));
+}
+
+/**
+ * denywrite_check_writer - a write through @file, opened before
+ * @file: the file written through, mapped shared writable, or named by an
+ *        ioctl that changes its blocks
+ *
+ * Return: -ETXTBSY if the file, or the real file behind it, has a counted
+ * hold and the mode is enforce, else 0.
+ */
+int denywrite_check_writer(struct file *file)
+{
+	if (!file_protected(file))
+		return 0;
+	return denywrite_refuse_writer(file);
+}
+
 static int hook_file_permission(struct file *file, int mask)
 {
 	if (denywrite_is_off() || !(mask & MAY_WRITE))

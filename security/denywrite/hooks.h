@@ -9,14 +9,10 @@
  * which first note a shared writable mapping of a tmpfs or memfd file
  * (its pins outlive the mode).  The hooks find out what happens and leave
  * the decision, and the mode, to decide.c.  They come in families, a file
- * each, registered one family at a time by denywrite_init():
- *
- * - hook_exec.c: files executed, and the programs prctl() makes a
- *   process's executable;
- * - hook_write.c: new writers and writes;
- * - hook_mmap.c: executable and shared writable mappings;
- * - hook_ioctl.c: the ioctls that write a file without the write hooks;
- * - hook_lifetime.c: a file's last reference, a filesystem's end.
+ * each (hook_*.c), and denywrite_init() registers each family with its
+ * own denywrite_add_*_hooks(): the files executed, the writers, the
+ * mappings, the ioctls that write a file without the write hooks, and
+ * the lifetimes of files and filesystems.
  *
  * In enforce mode, under a rule without "ignore-writers", a hold is exec's
  * own denial of write access (see protect.c): the VFS refuses new writers
@@ -35,41 +31,9 @@
 #ifndef _SECURITY_DENYWRITE_HOOKS_H
 #define _SECURITY_DENYWRITE_HOOKS_H
 
-#include <linux/dcache.h>
 #include <linux/fs.h>
 
-#include "decide.h"
-#include "protect.h"
-
-/* Is @file, or the real file behind it on a stacked filesystem, held? */
-static inline bool denywrite_file_inodes_protected(struct file *file)
-{
-	const struct inode *inode = file_inode(file);
-
-	if (!S_ISREG(inode->i_mode))
-		return false;
-	if (denywrite_inode_protected(inode))
-		return true;
-	return unlikely(file->f_path.dentry->d_flags & DCACHE_OP_REAL) &&
-	       denywrite_inode_protected(d_real_inode(file->f_path.dentry));
-}
-
-/**
- * denywrite_check_writer - a write through @file, opened before
- * @file: the file written through, mapped shared writable, or named by an
- *        ioctl that changes its blocks
- *
- * Inline: every write(2) asks.
- *
- * Return: -ETXTBSY if the file, or the real file behind it, has a counted
- * hold and the mode is enforce, else 0.
- */
-static inline int denywrite_check_writer(struct file *file)
-{
-	if (!denywrite_file_inodes_protected(file))
-		return 0;
-	return denywrite_refuse_writer(file);
-}
+int denywrite_check_writer(struct file *file);
 
 void denywrite_add_exec_hooks(void);
 void denywrite_add_write_hooks(void);

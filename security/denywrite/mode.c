@@ -16,9 +16,9 @@
  * set.  From enforce to audit: the mode is set, then
  * denywrite_protect_relax() makes the holds that denied write access
  * (enforce's) counted ones, whose writers audit mode logs and allows.
- * mode_lock serialises the switches.  Both walks take each filesystem's
- * s_umount (iterate_supers()): a hung unmount makes the switch, and the
- * next one, wait (the admin guide's limits).
+ * mode_lock serialises the switches.  Both walk the CPUs' lists of held
+ * files, and take no filesystem's lock: a hung unmount cannot hold a
+ * switch up.
  */
 
 #include <linux/jump_label.h>

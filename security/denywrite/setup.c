@@ -48,13 +48,11 @@ static int __init set_default(char *str)
 }
 __setup("denywrite.default=", set_default);
 
-/*
- * A file that holds its inode records its hold in its own blob.  The task
- * blob is the ELF interpreter whose hold goes when exec returns.
- */
 struct lsm_blob_sizes denywrite_blob_sizes __ro_after_init = {
+	/* A file that holds its inode records its hold in its own blob. */
 	.lbs_file = sizeof(struct denywrite_file),
 	.lbs_inode = sizeof(struct denywrite_inode),
+	/* The ELF interpreter whose hold goes when exec returns. */
 	.lbs_task = sizeof(struct denywrite_task),
 };
 
