@@ -1,7 +1,7 @@
 #!/bin/sh
 # check-docs.sh KERNEL_TREE
 #
-# The lint of the documentation the series adds (patch 0005); fails on any
+# The lint of the documentation the series adds; fails on any
 # problem and says what:
 # - Documentation/admin-guide/LSM/denywrite.rst (the admin guide) and
 #   Documentation/security/denywrite.rst (the design document) are each
@@ -29,8 +29,9 @@
 #   none for another, and each says the file's mode; KERNEL_TREE's
 #   scripts/get_abi.pl validates it, and the ReST it makes of it parses
 #   with docutils at halt level "warning" too.
-# - patches/0005 adds the admin guide to the LSM index and the design
-#   document to the security index.
+# - The documentation's patch (the one patch of patches/ that changes
+#   Documentation/security/index.rst) adds the admin guide to the LSM
+#   index and the design document to the security index.
 # - The cover letter and every patch's changelog carry no project log (a
 #   test count, a run time, "fresh clone", "last passed") and no
 #   checkpatch note above the "---".
@@ -433,10 +434,12 @@ if os.path.isfile(abi_path) and os.path.isfile(get_abi):
                 problem("docutils %s: %s" % (docutils.__version__, e))
 
 # --- the indexes --------------------------------------------------------------
-doc_patch = [p for p in os.listdir(os.path.join(top, "patches"))
-             if p.startswith("0005-")]
-if not doc_patch:
-    problem("patches/: no 0005 patch (the documentation)")
+doc_patch = [p for p in sorted(os.listdir(os.path.join(top, "patches")))
+             if p.endswith(".patch") and "\n+++ b/Documentation/security/index.rst"
+             in open(os.path.join(top, "patches", p), encoding="utf-8").read()]
+if len(doc_patch) != 1:
+    problem("patches/: %d patches add to Documentation/security/index.rst, "
+            "not one (the documentation's)" % len(doc_patch))
 else:
     with open(os.path.join(top, "patches", doc_patch[0]), encoding="utf-8") as f:
         patch = f.read()

@@ -9,14 +9,21 @@
 # The commits are made in a throwaway git repository (OUT.git) that holds
 # the stock files the series changes: its first commit has them as the
 # package has them, and a diff depends only on the files it touches.  Each
-# patch of patches/ is applied with `git am`; the files the project keeps
-# as plain files join the commit that adds them (`git commit --amend`):
-#   0004 (the LSM)        security/denywrite/, without
-#                         take_over_exec_denial(): until 0007, exec keeps
-#                         its own denial
-#   0005 (documentation)  Documentation/
-#   0006 (selftests)      tests/selftests/ as tools/testing/selftests/denywrite/
-#   0007 (exec)           take_over_exec_denial() in security/denywrite/setup.c
+# patch of patches/ that changes stock files is applied with `git am`; one
+# that only adds files of the LSM (its changelog, then "---") becomes a
+# commit of its message, author and date.  The files the project keeps as
+# plain files join the commit that adds them:
+#   0004-0012 (the LSM)     security/denywrite/ as each patch leaves it
+#                           (scripts/series-stage.py: the files each adds,
+#                           and the Makefile, setup.c and hooks.h of that
+#                           step), without take_over_exec_denial(): until
+#                           the last patch, exec keeps its own denial
+#   0014 (documentation)    Documentation/
+#   0015 (selftests)        tests/selftests/ as tools/testing/selftests/denywrite/
+#   0016 (exec)             setup.c with take_over_exec_denial(): the patch
+#                           that changes fs/exec.c
+# The tree of the last commit has security/denywrite/ as the repository
+# has it, or the script fails.
 set -eu
 out=$(realpath -m "$1")
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -44,18 +51,27 @@ GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z"
 	git commit -q -m "linux-source-6.12 $version"
 base=$(git rev-parse HEAD)
 
-# setup.c as the LSM patch adds it: without take_over_exec_denial() and
-# its call, which must each be there exactly once.
-without_takeover() {
-	python3 - "$1" <<'EOF'
-import re, sys
-s = open(sys.argv[1]).read()
-fn = re.compile(r"/\*\n \* Exec leaves the denial of writes to running programs.*?\n\}\n\n", re.S)
-call = "\ttake_over_exec_denial();\n"
-if len(fn.findall(s)) != 1 or s.count(call) != 1:
-    sys.exit("make-series: setup.c has no single take_over_exec_denial()")
-sys.stdout.write(fn.sub("", s).replace(call, ""))
-EOF
+# stage PATCH: security/denywrite/ as PATCH leaves it, staged.
+stage() {
+	takeover=
+	grep -q '^+++ b/fs/exec.c' "$top/patches/$1" && takeover=--takeover
+	rm -rf security/denywrite
+	python3 "$top/scripts/series-stage.py" "$top/security/denywrite" \
+		security/denywrite "${1%%-*}" $takeover
+	git add -A security/denywrite
+}
+
+# commit_mail PATCH: a commit of PATCH's message, author and date, with
+# what is staged (a patch that changes no stock file).
+commit_mail() {
+	git mailinfo msg.tmp patch.tmp <"$1" >info.tmp
+	name=$(sed -n 's/^Author: //p' info.tmp)
+	email=$(sed -n 's/^Email: //p' info.tmp)
+	date=$(sed -n 's/^Date: //p' info.tmp)
+	{ sed -n 's/^Subject: //p' info.tmp; echo; cat msg.tmp; } >commit.tmp
+	GIT_AUTHOR_NAME=$name GIT_AUTHOR_EMAIL=$email GIT_AUTHOR_DATE=$date \
+		GIT_COMMITTER_DATE=$date git commit -q -F commit.tmp
+	rm -f msg.tmp patch.tmp info.tmp commit.tmp
 }
 
 # amend_with FROM TO: the commit also adds the files of the repository's
@@ -75,27 +91,31 @@ notes_of() {
 }
 
 for p in $patches; do
-	git am -q --committer-date-is-author-date "$top/patches/$p"
-	case $p in
-	0004-*)
-		amend_with security/denywrite security/denywrite
-		without_takeover security/denywrite/setup.c >setup.c.new
-		mv setup.c.new security/denywrite/setup.c
-		git add security/denywrite/setup.c
-		git commit -q --amend --no-edit ;;
-	0005-*)
+	n=${p%%-*}
+	if grep -q '^+++ ' "$top/patches/$p"; then
+		git am -q --committer-date-is-author-date "$top/patches/$p"
+		if [ "$n" -ge 0004 ]; then
+			stage "$p"
+			git commit -q --amend --no-edit --allow-empty
+		fi
+	else
+		stage "$p"
+		commit_mail "$top/patches/$p"
+	fi
+	case $n in
+	0014)
 		amend_with Documentation Documentation ;;
-	0006-*)
+	0015)
 		amend_with tests/selftests tools/testing/selftests/denywrite ;;
-	0007-*)
-		cp "$top/security/denywrite/setup.c" security/denywrite/setup.c
-		git add security/denywrite/setup.c
-		git commit -q --amend --no-edit ;;
 	esac
 	notes=$(notes_of "$top/patches/$p")
 	[ -z "$notes" ] || git notes add -m "$notes"
 done
 
+diff -r "$top/security/denywrite" security/denywrite >/dev/null || {
+	echo "make-series: the last commit's security/denywrite/ is not the repository's" >&2
+	exit 1
+}
 git format-patch -q --notes --cover-letter -o "$out" "$base..HEAD"
 # The cover letter: its first line is the subject, the rest the blurb.
 cover=$(ls "$out"/0000-cover-letter.patch)

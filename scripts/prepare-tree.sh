@@ -30,6 +30,9 @@ echo "tree: linux-source-6.12 $version"
 [ -n "$patchdir" ] || exit 0
 
 applied="$src/.dw-applied"
+# A patch of the LSM may change no file of the tree: its commit only adds
+# files of security/denywrite/ (scripts/make-series.sh), copied in below.
+has_diff() { grep -q '^+++ ' "$1"; }
 want=$(cd "$patchdir" && grep -v '^#' series | grep . || true)
 have=$(cat "$applied/series" 2>/dev/null || true)
 same=yes
@@ -52,6 +55,7 @@ if [ $same = no ]; then
 		fi
 	done)
 	for p in $(echo "$have" | sed '1!G;h;$!d'); do
+		has_diff "$applied/$p" || continue
 		echo "tree: reversing $p"
 		patch -d "$src" -p1 -R -s --no-backup-if-mismatch <"$applied/$p" || {
 			echo "tree: cannot reverse $p; run 'make clean'" >&2
@@ -60,11 +64,13 @@ if [ $same = no ]; then
 	done
 	rm -f "$applied"/*
 	for p in $want; do
-		echo "tree: applying $p"
-		patch -d "$src" -p1 -s -N --no-backup-if-mismatch <"$patchdir/$p" || {
-			echo "tree: $p does not apply; fix the patch or run 'make clean'" >&2
-			exit 1
-		}
+		if has_diff "$patchdir/$p"; then
+			echo "tree: applying $p"
+			patch -d "$src" -p1 -s -N --no-backup-if-mismatch <"$patchdir/$p" || {
+				echo "tree: $p does not apply; fix the patch or run 'make clean'" >&2
+				exit 1
+			}
+		fi
 		cp "$patchdir/$p" "$applied/$p"
 		echo "$p" >>"$applied/series"
 	done
