@@ -620,8 +620,7 @@ tap_to_results() {
 group_selftests() {
 	cp $bin/cov-ext4.img /tmp/dwself-ext4.img || return 1
 	set -o pipefail
-	DENYWRITE_TEST_EXT4=/tmp/dwself-ext4.img DENYWRITE_TEST_DYNAMIC=$bin/dlsleep \
-		$bin/denywrite_test 2>&1 |
+	DENYWRITE_TEST_EXT4=/tmp/dwself-ext4.img $bin/denywrite_test 2>&1 |
 		tap_to_results
 }
 

@@ -2,10 +2,12 @@
 /*
  * denywrite selftests: helpers
  *
- * The tests run as root with denywrite active.  Each sets the mode and the
- * rules it needs through /sys/kernel/security/denywrite/ and puts back what
- * it found.  The programs they run are copies of this test program, which
- * sleeps when called with "--sleep FD" and says on FD that it runs.
+ * The tests run as root with denywrite active, and are skipped when it is
+ * not.  Each sets the mode and the rules it needs through
+ * /sys/kernel/security/denywrite/ and puts back what it found, and works in
+ * a directory of its own that mkdtemp() makes.  The programs they run are
+ * copies of denywrite_sleep, found next to the test program, which says on
+ * descriptor 3 that it runs and sleeps until killed.
  */
 
 #ifndef _DENYWRITE_SELFTEST_COMMON_H
@@ -13,13 +15,18 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <grp.h>
+#include <limits.h>
+#include <linux/loop.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdarg.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -27,11 +34,60 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "../kselftest.h"
+
 #define SFS "/sys/kernel/security/denywrite/"
-#define DIR_ "/tmp/dwself"
+#define SLEEP_PROG "denywrite_sleep"
 #define NOBODY 65534
 /* How long a program may take to start, or a child to answer. */
 #define WAIT_MS 10000
+
+/*
+ * Why denywrite is not active on this kernel (not in the list of active
+ * LSMs, or no securityfs directory), or NULL if it is.
+ */
+static inline const char *denywrite_inactive(void)
+{
+	char buf[512], *tok, *save;
+	bool listed = false;
+	struct stat st;
+	ssize_t n;
+	int fd;
+
+	fd = open("/sys/kernel/security/lsm", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return "denywrite is not active: no /sys/kernel/security/lsm";
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return "denywrite is not active: /sys/kernel/security/lsm unreadable";
+	buf[n] = '\0';
+	for (tok = strtok_r(buf, ",\n", &save); tok && !listed;
+	     tok = strtok_r(NULL, ",\n", &save))
+		listed = !strcmp(tok, "denywrite");
+	if (!listed)
+		return "denywrite is not active: not in /sys/kernel/security/lsm";
+	if (stat(SFS, &st) || !S_ISDIR(st.st_mode))
+		return "denywrite is not active: no " SFS;
+	return NULL;
+}
+
+/*
+ * printf() into one of eight static buffers, for the paths and rules a
+ * test builds from its directory: the result lasts for seven more calls.
+ */
+static inline __printf(1, 2) const char *strf(const char *fmt, ...)
+{
+	static char bufs[8][PATH_MAX + 64];
+	static unsigned int next;
+	char *buf = bufs[next++ % 8];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(bufs[0]), fmt, ap);
+	va_end(ap);
+	return buf;
+}
 
 /* Write @len bytes of @buf to the securityfs file @name: 0 or an errno. */
 static inline int sfs_write(const char *name, const char *buf, size_t len)
@@ -110,18 +166,18 @@ static inline int open_err(const char *path, int flags)
 	return 0;
 }
 
-/* Copy this program to @path, mode @mode: 0 or an errno. */
-static inline int copy_self(const char *path, mode_t mode)
+/* Copy the file @from to @to, mode @mode: 0 or an errno. */
+static inline int copy_file(const char *from, const char *to, mode_t mode)
 {
 	char buf[65536];
 	ssize_t n;
 	int in, out, err = 0;
 
-	in = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	in = open(from, O_RDONLY | O_CLOEXEC);
 	if (in < 0)
 		return errno;
-	unlink(path);
-	out = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+	unlink(to);
+	out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
 	if (out < 0) {
 		err = errno;
 		close(in);
@@ -140,6 +196,91 @@ static inline int copy_self(const char *path, mode_t mode)
 	if (close(out) && !err)
 		err = errno;
 	return err;
+}
+
+/*
+ * The path of denywrite_sleep, in the directory of this test program, in
+ * @buf: 0 if it is there and may be run, else -1 (and errno).
+ */
+static inline int sleep_prog_path(char *buf, size_t size)
+{
+	ssize_t n = readlink("/proc/self/exe", buf, size - 1);
+	char *slash;
+
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	slash = strrchr(buf, '/');
+	if (!slash ||
+	    snprintf(slash + 1, size - (slash + 1 - buf), SLEEP_PROG) !=
+	    sizeof(SLEEP_PROG) - 1) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return access(buf, X_OK);
+}
+
+/*
+ * Make a new directory for a test, under $TMPDIR or /tmp, in @buf: 0, or
+ * -1 (and errno).
+ */
+static inline int make_test_dir(char *buf, size_t size)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	if (!tmp || !*tmp)
+		tmp = "/tmp";
+	if ((size_t)snprintf(buf, size, "%s/dwself.XXXXXX", tmp) >= size) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return mkdtemp(buf) ? 0 : -1;
+}
+
+static int remove_one(const char *path, const struct stat *st, int type,
+		      struct FTW *ftw)
+{
+	remove(path);
+	return 0;
+}
+
+/*
+ * Remove the tree @dir, without crossing into a filesystem mounted in it
+ * (what is mounted there must have been unmounted first).
+ */
+static inline int remove_tree(const char *dir)
+{
+	return nftw(dir, remove_one, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT);
+}
+
+/*
+ * Bind the file @img to a free loop device, with the LO_FLAGS_* @flags:
+ * the device's descriptor (its node in @dev), or -1.
+ */
+static inline int loop_attach(const char *img, unsigned int flags, char *dev,
+			      size_t size)
+{
+	struct loop_config lc = { .info.lo_flags = flags };
+	int ctl, n, loop = -1;
+
+	lc.fd = open(img, (flags & LO_FLAGS_READ_ONLY ? O_RDONLY : O_RDWR) |
+			  O_CLOEXEC);
+	if (lc.fd < 0)
+		return -1;
+	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
+	n = ctl < 0 ? -1 : ioctl(ctl, LOOP_CTL_GET_FREE);
+	if (ctl >= 0)
+		close(ctl);
+	if (n >= 0) {
+		snprintf(dev, size, "/dev/loop%d", n);
+		loop = open(dev, O_RDWR | O_CLOEXEC);
+	}
+	if (loop >= 0 && ioctl(loop, LOOP_CONFIGURE, &lc)) {
+		close(loop);
+		loop = -1;
+	}
+	close(lc.fd);
+	return loop;
 }
 
 /* Wait up to @ms for a byte on @fd: 1 if one came, 0 on EOF or timeout. */
@@ -172,14 +313,14 @@ static inline void proc_stop(struct proc *p)
 }
 
 /*
- * Run @path (a copy of this program) with execveat(@dirfd, @path, @flags),
+ * Run @path (a copy of denywrite_sleep) with execveat(@dirfd, @path, @flags),
  * or execve() when @dirfd is AT_FDCWD and @flags 0, and wait until it says
  * it runs.  The exec's errno comes back in the child's exit status.
  */
 static inline struct proc run_at(int dirfd, const char *path, int flags)
 {
 	struct proc p = { 0, 0 };
-	static char *const argv[] = { "dwself-prog", "--sleep", "3", NULL };
+	static char *const argv[] = { SLEEP_PROG, NULL };
 	static char *const envp[] = { NULL };
 	int pipefd[2], status;
 	pid_t pid;
@@ -215,16 +356,6 @@ static inline struct proc run_at(int dirfd, const char *path, int flags)
 static inline struct proc run(const char *path)
 {
 	return run_at(AT_FDCWD, path, 0);
-}
-
-/* What a program started by run() does: say so on fd 3, and sleep. */
-static inline int sleeper(void)
-{
-	if (write(3, "R", 1) != 1)
-		return 1;
-	close(3);
-	for (;;)
-		pause();
 }
 
 /*

@@ -3,20 +3,18 @@
  * denywrite selftests: what a process may and may not do to a file that is
  * executed or mapped executable, as root and as an unprivileged user.
  *
- * Run as root on a kernel booted with denywrite in lsm=.  A test of an
- * ext4 filesystem needs DENYWRITE_TEST_EXT4, the path of an ext4 image it
- * may change (a copy), and the test of an exec that waits for its ELF
- * interpreter needs DENYWRITE_TEST_DYNAMIC, a dynamically linked program
- * that runs until killed; else they are skipped.
+ * Run as root on a kernel booted with denywrite in lsm= (else every test is
+ * skipped), with denywrite_sleep, the program the tests run, next to this
+ * one.  The tests of an ext4 filesystem need DENYWRITE_TEST_EXT4, the path
+ * of an ext4 image they may change (a copy); without it they are skipped.
  */
 
 #define _GNU_SOURCE
-#include <elf.h>
 #include <linux/auto_fs.h>
+#include <linux/elf.h>
 #include <linux/ext4.h>
 #include <linux/fanotify.h>
 #include <linux/io_uring.h>
-#include <linux/loop.h>
 #include <linux/mount.h>
 #include <sched.h>
 #include <sys/fanotify.h>
@@ -40,19 +38,17 @@
 #define SYS_open_tree		428
 #endif
 
-#define PROG DIR_ "/prog"
-#define LIB DIR_ "/lib.so"
-
-/* Detach what a test mounted under DIR_, the last mount first. */
-static void umount_all(void)
+/* Detach what a test mounted under @dir, the last mount first. */
+static void umount_all(const char *dir)
 {
-	char line[1024], mnt[16][256];
+	char line[PATH_MAX + 256], mnt[16][PATH_MAX];
+	size_t len = strlen(dir);
 	int n = 0;
 	FILE *f = fopen("/proc/self/mounts", "r");
 
 	while (f && fgets(line, sizeof(line), f) && n < 16)
-		if (sscanf(line, "%*s %255s", mnt[n]) == 1 &&
-		    !strncmp(mnt[n], DIR_ "/", strlen(DIR_ "/")))
+		if (sscanf(line, "%*s %4095s", mnt[n]) == 1 &&
+		    !strncmp(mnt[n], dir, len) && mnt[n][len] == '/')
 			n++;
 	if (f)
 		fclose(f);
@@ -60,27 +56,42 @@ static void umount_all(void)
 		umount2(mnt[n], MNT_DETACH);
 }
 
-/* Every test keeps the mode and rules it found, and a fresh directory. */
+/*
+ * Every test keeps the mode and rules it found, and works in a directory of
+ * its own, where prog and lib.so are copies of denywrite_sleep.
+ */
 FIXTURE(dw) {
 	char mode[16];
 	char rules[65536];
+	char sleep_prog[PATH_MAX];
+	char dir[PATH_MAX - 32];
+	char prog[PATH_MAX];
+	char lib[PATH_MAX];
 };
 
 FIXTURE_SETUP(dw)
 {
+	const char *inactive = denywrite_inactive();
+
+	if (inactive)
+		SKIP(return, "%s", inactive);
+	ASSERT_EQ(0, sleep_prog_path(self->sleep_prog, sizeof(self->sleep_prog)))
+		TH_LOG("%s: %s", self->sleep_prog, strerror(errno));
 	ASSERT_LT(0, sfs_read("mode", self->mode, sizeof(self->mode)));
 	ASSERT_LE(0, sfs_read("rules", self->rules, sizeof(self->rules)));
-	umount_all();
-	ASSERT_EQ(0, system("rm -rf " DIR_ " && mkdir -p " DIR_));
-	ASSERT_EQ(0, copy_self(PROG, 0755));
-	ASSERT_EQ(0, copy_self(LIB, 0644));
+	ASSERT_EQ(0, make_test_dir(self->dir, sizeof(self->dir)))
+		TH_LOG("mkdtemp: %s", strerror(errno));
+	snprintf(self->prog, sizeof(self->prog), "%s/prog", self->dir);
+	snprintf(self->lib, sizeof(self->lib), "%s/lib.so", self->dir);
+	ASSERT_EQ(0, copy_file(self->sleep_prog, self->prog, 0755));
+	ASSERT_EQ(0, copy_file(self->sleep_prog, self->lib, 0644));
 }
 
 FIXTURE_TEARDOWN(dw)
 {
 	EXPECT_EQ(0, policy_set(strtok(self->mode, "\n"), self->rules));
-	umount_all();
-	system("rm -rf " DIR_);
+	umount_all(self->dir);
+	EXPECT_EQ(0, remove_tree(self->dir));
 }
 
 /* --- a reader never locks what others may write ------------------------ */
@@ -129,36 +140,36 @@ static int write_while_nobody_maps(struct __test_metadata *_metadata,
  */
 TEST_F(dw, failed_mmap_length_zero_as_nobody_holds_until_closed_documented)
 {
-	struct map_args a = { LIB, O_RDONLY, 0, 0 };
+	struct map_args a = { self->lib, O_RDONLY, 0, 0 };
 
 	ASSERT_EQ(0, policy_set("enforce", "all /"));
 	EXPECT_EQ(ETXTBSY, write_while_nobody_maps(_metadata, &a, EINVAL));
-	EXPECT_EQ(0, open_err(LIB, O_WRONLY));
+	EXPECT_EQ(0, open_err(self->lib, O_WRONLY));
 }
 
 TEST_F(dw, failed_mmap_bad_offset_as_nobody_holds_until_closed_documented)
 {
-	struct map_args a = { LIB, O_RDONLY, 4096, 0x7ffffffffffff000LL };
+	struct map_args a = { self->lib, O_RDONLY, 4096, 0x7ffffffffffff000LL };
 
-	ASSERT_EQ(0, policy_set("enforce", "lib " DIR_));
+	ASSERT_EQ(0, policy_set("enforce", strf("lib %s", self->dir)));
 	EXPECT_EQ(ETXTBSY, write_while_nobody_maps(_metadata, &a, EOVERFLOW));
-	EXPECT_EQ(0, open_err(LIB, O_WRONLY));
+	EXPECT_EQ(0, open_err(self->lib, O_WRONLY));
 }
 
 TEST_F(dw, failed_mmap_without_read_access_takes_no_hold)
 {
-	struct map_args a = { LIB, O_WRONLY, 4096, 0 };
+	struct map_args a = { self->lib, O_WRONLY, 4096, 0 };
 
-	ASSERT_EQ(0, chown(LIB, NOBODY, NOBODY));
+	ASSERT_EQ(0, chown(self->lib, NOBODY, NOBODY));
 	ASSERT_EQ(0, policy_set("enforce", "all /"));
 	EXPECT_EQ(0, write_while_nobody_maps(_metadata, &a, EACCES));
 }
 
 TEST_F(dw, mmap_as_nobody_of_group_writable_root_file_takes_no_hold)
 {
-	struct map_args a = { LIB, O_RDONLY, 4096, 0 };
+	struct map_args a = { self->lib, O_RDONLY, 4096, 0 };
 
-	ASSERT_EQ(0, chmod(LIB, 0664));
+	ASSERT_EQ(0, chmod(self->lib, 0664));
 	ASSERT_EQ(0, policy_set("enforce", "all /"));
 	EXPECT_EQ(0, write_while_nobody_maps(_metadata, &a, 0));
 }
@@ -185,18 +196,18 @@ static int acl_user_write(const char *path, uid_t uid)
 
 TEST_F(dw, mmap_as_nobody_of_root_file_with_write_acl_takes_no_hold)
 {
-	struct map_args a = { LIB, O_RDONLY, 4096, 0 };
+	struct map_args a = { self->lib, O_RDONLY, 4096, 0 };
 
-	ASSERT_EQ(0, acl_user_write(LIB, NOBODY - 1));
-	ASSERT_EQ(0, policy_set("enforce", "lib " DIR_));
+	ASSERT_EQ(0, acl_user_write(self->lib, NOBODY - 1));
+	ASSERT_EQ(0, policy_set("enforce", strf("lib %s", self->dir)));
 	EXPECT_EQ(0, write_while_nobody_maps(_metadata, &a, 0));
 }
 
 TEST_F(dw, mmap_as_nobody_of_root_file_only_root_may_write_denied)
 {
-	struct map_args a = { LIB, O_RDONLY, 4096, 0 };
+	struct map_args a = { self->lib, O_RDONLY, 4096, 0 };
 
-	ASSERT_EQ(0, policy_set("enforce", "lib " DIR_));
+	ASSERT_EQ(0, policy_set("enforce", strf("lib %s", self->dir)));
 	EXPECT_EQ(ETXTBSY, write_while_nobody_maps(_metadata, &a, 0));
 	ASSERT_EQ(0, policy_set("enforce", "all /"));
 	EXPECT_EQ(ETXTBSY, write_while_nobody_maps(_metadata, &a, 0));
@@ -225,17 +236,17 @@ TEST_F(dw, exec_mapping_of_dev_zero_takes_no_hold)
  */
 TEST_F(dw, mprotect_exec_over_two_files_holds_both)
 {
-	const char *lib2 = DIR_ "/lib2.so";
+	const char *lib2 = strf("%s/lib2.so", self->dir);
 	char *p;
 	int fd[2], round;
 
-	ASSERT_EQ(0, copy_self(lib2, 0644));
-	ASSERT_EQ(0, policy_set("enforce", "lib " DIR_));
+	ASSERT_EQ(0, copy_file(self->sleep_prog, lib2, 0644));
+	ASSERT_EQ(0, policy_set("enforce", strf("lib %s", self->dir)));
 	for (round = 0; round < 2; round++) {
 		p = mmap(NULL, 8192, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS,
 			 -1, 0);
 		ASSERT_NE(MAP_FAILED, p);
-		fd[0] = open(LIB, O_RDONLY | O_CLOEXEC);
+		fd[0] = open(self->lib, O_RDONLY | O_CLOEXEC);
 		fd[1] = open(lib2, O_RDONLY | O_CLOEXEC);
 		ASSERT_LE(0, fd[0]);
 		ASSERT_LE(0, fd[1]);
@@ -243,14 +254,14 @@ TEST_F(dw, mprotect_exec_over_two_files_holds_both)
 				  fd[0], 0));
 		ASSERT_EQ(p + 4096, mmap(p + 4096, 4096, PROT_READ,
 					 MAP_PRIVATE | MAP_FIXED, fd[1], 0));
-		EXPECT_EQ(0, open_err(LIB, O_WRONLY));
+		EXPECT_EQ(0, open_err(self->lib, O_WRONLY));
 		ASSERT_EQ(0, mprotect(p, 8192, PROT_READ | PROT_EXEC));
-		EXPECT_EQ(ETXTBSY, open_err(LIB, O_WRONLY));
+		EXPECT_EQ(ETXTBSY, open_err(self->lib, O_WRONLY));
 		EXPECT_EQ(ETXTBSY, open_err(lib2, O_WRONLY));
 		munmap(p, 8192);
 		close(fd[0]);
 		close(fd[1]);
-		EXPECT_EQ(0, open_err(LIB, O_WRONLY));
+		EXPECT_EQ(0, open_err(self->lib, O_WRONLY));
 		EXPECT_EQ(0, open_err(lib2, O_WRONLY));
 	}
 }
@@ -262,11 +273,11 @@ TEST_F(dw, truncating_read_only_open_of_running_program_denied)
 	struct proc p;
 
 	ASSERT_EQ(0, policy_set("enforce", "exec /"));
-	p = run(PROG);
+	p = run(self->prog);
 	ASSERT_LT(0, p.pid);
-	EXPECT_EQ(ETXTBSY, open_err(PROG, O_RDONLY | O_TRUNC));
+	EXPECT_EQ(ETXTBSY, open_err(self->prog, O_RDONLY | O_TRUNC));
 	proc_stop(&p);
-	EXPECT_EQ(0, open_err(PROG, O_RDONLY | O_TRUNC));
+	EXPECT_EQ(0, open_err(self->prog, O_RDONLY | O_TRUNC));
 }
 
 /*
@@ -280,15 +291,15 @@ TEST_F(dw, refused_open_truncate_and_truncate_of_running_program_counted)
 	struct proc p;
 
 	ASSERT_EQ(0, policy_set("enforce", "exec /"));
-	p = run(PROG);
+	p = run(self->prog);
 	ASSERT_LT(0, p.pid);
 	writes = stat_value("denied_write");
 	truncates = stat_value("denied_truncate");
 	ASSERT_LE(0, writes);
 	ASSERT_LE(0, truncates);
-	EXPECT_EQ(ETXTBSY, open_err(PROG, O_WRONLY));
-	EXPECT_EQ(ETXTBSY, open_err(PROG, O_RDONLY | O_TRUNC));
-	EXPECT_EQ(-1, truncate(PROG, 0));
+	EXPECT_EQ(ETXTBSY, open_err(self->prog, O_WRONLY));
+	EXPECT_EQ(ETXTBSY, open_err(self->prog, O_RDONLY | O_TRUNC));
+	EXPECT_EQ(-1, truncate(self->prog, 0));
 	EXPECT_EQ(ETXTBSY, errno);
 	EXPECT_EQ(writes + 1, stat_value("denied_write"));
 	EXPECT_EQ(truncates + 2, stat_value("denied_truncate"));
@@ -303,14 +314,14 @@ TEST_F(dw, fanotify_read_write_event_fd_of_running_program_denied)
 	int fan;
 
 	ASSERT_EQ(0, policy_set("enforce", "exec /"));
-	p = run(PROG);
+	p = run(self->prog);
 	ASSERT_LT(0, p.pid);
 	fan = fanotify_init(FAN_CLASS_NOTIF | FAN_REPORT_FD_ERROR,
 			    O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fan);
 	ASSERT_EQ(0, fanotify_mark(fan, FAN_MARK_ADD, FAN_OPEN, AT_FDCWD,
-				   PROG));
-	ASSERT_EQ(0, open_err(PROG, O_RDONLY));
+				   self->prog));
+	ASSERT_EQ(0, open_err(self->prog, O_RDONLY));
 	ASSERT_EQ((ssize_t)sizeof(ev), read(fan, &ev, sizeof(ev)));
 	if (ev.fd >= 0)
 		close(ev.fd);
@@ -319,8 +330,8 @@ TEST_F(dw, fanotify_read_write_event_fd_of_running_program_denied)
 	proc_stop(&p);
 }
 
-/* A copy of this program in a memfd, sealed or not. */
-static int memfd_prog(bool seal)
+/* A copy of the program @from in a memfd, sealed or not. */
+static int memfd_prog(const char *from, bool seal)
 {
 	int fd = memfd_create("dwself", seal ? MFD_ALLOW_SEALING : 0);
 	char buf[65536];
@@ -329,7 +340,7 @@ static int memfd_prog(bool seal)
 
 	if (fd < 0)
 		return -1;
-	in = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	in = open(from, O_RDONLY | O_CLOEXEC);
 	while (in >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
 		if (write(fd, buf, n) != n)
 			n = -1;
@@ -349,11 +360,12 @@ static int memfd_prog(bool seal)
  * hold, and refuse those writes too.
  */
 static void memfd_self_writes(struct __test_metadata *_metadata,
-			      const char *rules, int write_err)
+			      const char *sleep_prog, const char *rules,
+			      int write_err)
 {
 	char path[64];
 	struct proc p;
-	int fd = memfd_prog(false);
+	int fd = memfd_prog(sleep_prog, false);
 
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, policy_set("enforce", rules));
@@ -371,18 +383,19 @@ static void memfd_self_writes(struct __test_metadata *_metadata,
 
 TEST_F(dw, memfd_program_writes_through_its_own_fd_allowed_as_stock)
 {
-	memfd_self_writes(_metadata, "exec /", 0);
+	memfd_self_writes(_metadata, self->sleep_prog, "exec /", 0);
 }
 
 TEST_F(dw, memfd_program_writes_through_its_own_fd_ignore_writers_denied)
 {
-	memfd_self_writes(_metadata, "exec,ignore-writers /", ETXTBSY);
+	memfd_self_writes(_metadata, self->sleep_prog, "exec,ignore-writers /",
+			  ETXTBSY);
 }
 
 TEST_F(dw, sealed_memfd_program_runs_allowed)
 {
 	struct proc p;
-	int fd = memfd_prog(true);
+	int fd = memfd_prog(self->sleep_prog, true);
 
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, policy_set("enforce", "exec /"));
@@ -401,7 +414,7 @@ TEST_F(dw, sealed_memfd_program_runs_allowed)
  * looks for them: the file does not run while they are pinned.
  */
 static int exec_with_pinned_pages(struct __test_metadata *_metadata,
-				  const char *rules)
+				  const char *prog, const char *rules)
 {
 	struct io_uring_params params = {};
 	struct stat st;
@@ -410,7 +423,7 @@ static int exec_with_pinned_pages(struct __test_metadata *_metadata,
 	int ring, fd, err;
 
 	ASSERT_EQ(0, policy_set("enforce", rules));
-	fd = open(PROG, O_RDWR | O_CLOEXEC);
+	fd = open(prog, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd);
 	ASSERT_EQ(0, fstat(fd, &st));
 	iov.iov_len = (st.st_size + 4095) & ~4095L;
@@ -424,14 +437,14 @@ static int exec_with_pinned_pages(struct __test_metadata *_metadata,
 	munmap(iov.iov_base, iov.iov_len);
 	close(fd);
 
-	p = run(PROG);
+	p = run(prog);
 	err = p.err;
 	proc_stop(&p);
 
 	ASSERT_EQ(0, syscall(__NR_io_uring_register, ring,
 			     IORING_UNREGISTER_BUFFERS, NULL, 0));
 	close(ring);
-	p = run(PROG);
+	p = run(prog);
 	EXPECT_LT(0, p.pid);
 	proc_stop(&p);
 	return err;
@@ -439,12 +452,13 @@ static int exec_with_pinned_pages(struct __test_metadata *_metadata,
 
 TEST_F(dw, exec_of_tmpfs_program_with_pinned_pages_allowed_as_stock)
 {
-	EXPECT_EQ(0, exec_with_pinned_pages(_metadata, "exec /"));
+	EXPECT_EQ(0, exec_with_pinned_pages(_metadata, self->prog, "exec /"));
 }
 
 TEST_F(dw, exec_of_tmpfs_program_with_pinned_pages_ignore_writers_denied)
 {
-	EXPECT_EQ(ETXTBSY, exec_with_pinned_pages(_metadata, "exec,ignore-writers /"));
+	EXPECT_EQ(ETXTBSY, exec_with_pinned_pages(_metadata, self->prog,
+						  "exec,ignore-writers /"));
 }
 
 /* --- ignore-writers: old writers reach the file only through a hook --------- */
@@ -457,21 +471,23 @@ TEST_F(dw, splice_into_overlay_file_of_program_run_through_upper_layer_denied)
 {
 	struct proc p;
 	int pipefd[2], w;
+	const char *d = self->dir;
 	loff_t off = 0;
 
-	ASSERT_EQ(0, mkdir(DIR_ "/m", 0755));
-	ASSERT_EQ(0, mount("dw", DIR_ "/m", "tmpfs", 0, NULL));
-	ASSERT_EQ(0, mkdir(DIR_ "/m/l", 0755));
-	ASSERT_EQ(0, mkdir(DIR_ "/m/u", 0755));
-	ASSERT_EQ(0, mkdir(DIR_ "/m/w", 0755));
-	ASSERT_EQ(0, mkdir(DIR_ "/m/o", 0755));
-	ASSERT_EQ(0, mount("dw", DIR_ "/m/o", "overlay", 0,
-			   "lowerdir=" DIR_ "/m/l,upperdir=" DIR_ "/m/u,workdir=" DIR_ "/m/w"));
-	ASSERT_EQ(0, copy_self(DIR_ "/m/u/prog", 0755));
-	w = open(DIR_ "/m/o/prog", O_WRONLY | O_CLOEXEC);
+	ASSERT_EQ(0, mkdir(strf("%s/m", d), 0755));
+	ASSERT_EQ(0, mount("dw", strf("%s/m", d), "tmpfs", 0, NULL));
+	ASSERT_EQ(0, mkdir(strf("%s/m/l", d), 0755));
+	ASSERT_EQ(0, mkdir(strf("%s/m/u", d), 0755));
+	ASSERT_EQ(0, mkdir(strf("%s/m/w", d), 0755));
+	ASSERT_EQ(0, mkdir(strf("%s/m/o", d), 0755));
+	ASSERT_EQ(0, mount("dw", strf("%s/m/o", d), "overlay", 0,
+			   strf("lowerdir=%s/m/l,upperdir=%s/m/u,workdir=%s/m/w",
+				d, d, d)));
+	ASSERT_EQ(0, copy_file(self->sleep_prog, strf("%s/m/u/prog", d), 0755));
+	w = open(strf("%s/m/o/prog", d), O_WRONLY | O_CLOEXEC);
 	ASSERT_LE(0, w);
 	ASSERT_EQ(0, policy_set("enforce", "exec,ignore-writers /"));
-	p = run(DIR_ "/m/u/prog");
+	p = run(strf("%s/m/u/prog", d));
 	ASSERT_LT(0, p.pid);
 	ASSERT_EQ(0, pipe(pipefd));
 	ASSERT_EQ(1, write(pipefd[1], "x", 1));
@@ -493,9 +509,9 @@ TEST_F(dw, loop_device_bound_to_running_program_opened_for_writing_denied)
 	int ctl, n, loop, fd;
 
 	ASSERT_EQ(0, policy_set("enforce", "exec,ignore-writers /"));
-	fd = open(PROG, O_RDWR | O_CLOEXEC);
+	fd = open(self->prog, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd);
-	p = run(PROG);
+	p = run(self->prog);
 	ASSERT_LT(0, p.pid);
 	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, ctl);
@@ -522,29 +538,23 @@ TEST_F(dw, loop_device_bound_to_running_program_opened_for_writing_denied)
 static int loop_with_partition(const char *img, char *part, size_t size)
 {
 	unsigned char mbr[512] = { 0 };
-	struct loop_config lc = { .info.lo_flags = LO_FLAGS_READ_ONLY |
-						   LO_FLAGS_PARTSCAN };
-	int ctl, n, loop, i;
+	int fd, loop, i;
 
 	mbr[0x1be + 4] = 0x83;		/* Linux */
 	mbr[0x1be + 9] = 0x08;		/* first sector 2048 */
 	mbr[0x1be + 13] = 0x08;		/* 2048 sectors */
 	mbr[510] = 0x55;
 	mbr[511] = 0xaa;
-	i = open(img, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (i < 0 || pwrite(i, mbr, sizeof(mbr), 0) != sizeof(mbr) ||
-	    ftruncate(i, 2 << 20))
+	fd = open(img, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0 || pwrite(fd, mbr, sizeof(mbr), 0) != sizeof(mbr) ||
+	    ftruncate(fd, 2 << 20))
 		return -1;
-	lc.fd = i;
-	ctl = open("/dev/loop-control", O_RDWR | O_CLOEXEC);
-	n = ioctl(ctl, LOOP_CTL_GET_FREE);
-	close(ctl);
-	snprintf(part, size, "/dev/loop%d", n);
-	loop = open(part, O_RDWR | O_CLOEXEC);
-	if (n < 0 || loop < 0 || ioctl(loop, LOOP_CONFIGURE, &lc))
+	close(fd);
+	loop = loop_attach(img, LO_FLAGS_READ_ONLY | LO_FLAGS_PARTSCAN, part,
+			   size);
+	if (loop < 0)
 		return -1;
-	close(i);
-	snprintf(part, size, "/dev/loop%dp1", n);
+	strncat(part, "p1", size - strlen(part) - 1);
 	for (i = 0; i < 50 && access(part, F_OK); i++)
 		usleep(20000);
 	return loop;
@@ -561,14 +571,14 @@ TEST_F(dw, loop_set_fd_through_partition_node_with_running_program_denied)
 	struct proc p;
 	int loop, fd, pfd;
 
-	loop = loop_with_partition(DIR_ "/disk", part, sizeof(part));
+	loop = loop_with_partition(strf("%s/disk", self->dir), part, sizeof(part));
 	ASSERT_LE(0, loop);
 	pfd = open(part, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, pfd) TH_LOG("%s: %s", part, strerror(errno));
 	ASSERT_EQ(0, policy_set("enforce", "exec,ignore-writers /"));
-	fd = open(PROG, O_RDWR | O_CLOEXEC);
+	fd = open(self->prog, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd);
-	p = run(PROG);
+	p = run(self->prog);
 	ASSERT_LT(0, p.pid);
 	EXPECT_EQ(-1, ioctl(pfd, LOOP_SET_FD, fd));
 	EXPECT_EQ(ETXTBSY, errno);
@@ -594,9 +604,9 @@ TEST_F(dw, shared_writable_exec_mapping_of_old_writer_ignore_writers_denied)
 	void *m;
 	int fd;
 
-	fd = open(LIB, O_RDWR | O_CLOEXEC);
+	fd = open(self->lib, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, policy_set("enforce", "lib,ignore-writers " DIR_));
+	ASSERT_EQ(0, policy_set("enforce", strf("lib,ignore-writers %s", self->dir)));
 	m = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_SHARED,
 		 fd, 0);
 	EXPECT_EQ(MAP_FAILED, m);
@@ -604,7 +614,7 @@ TEST_F(dw, shared_writable_exec_mapping_of_old_writer_ignore_writers_denied)
 	if (m != MAP_FAILED)
 		munmap(m, 4096);
 	close(fd);
-	fd = open(LIB, O_RDWR | O_CLOEXEC);
+	fd = open(self->lib, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd);
 	m = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
 	ASSERT_NE(MAP_FAILED, m);
@@ -613,7 +623,7 @@ TEST_F(dw, shared_writable_exec_mapping_of_old_writer_ignore_writers_denied)
 	munmap(m, 4096);
 	close(fd);
 	/* Apart, each is allowed: the file is no longer held. */
-	fd = open(LIB, O_RDWR | O_CLOEXEC);
+	fd = open(self->lib, O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd);
 	m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	EXPECT_NE(MAP_FAILED, m);
@@ -621,14 +631,31 @@ TEST_F(dw, shared_writable_exec_mapping_of_old_writer_ignore_writers_denied)
 	close(fd);
 }
 
-/* Mount the ext4 image @img on DIR_/m, with a directory dw: 0, or -1. */
-static int mount_ext4(const char *img)
+/*
+ * Mount the ext4 image @img on @mnt through a loop device that goes with
+ * the mount, as mount -o loop does: 0, or -1.
+ */
+static int loop_mount_ext4(const char *img, const char *mnt)
 {
-	char cmd[512];
+	char dev[32];
+	int loop, err;
 
-	snprintf(cmd, sizeof(cmd), "mkdir -p %s/m && mount -o loop %s %s/m && mkdir -p %s/m/dw",
-		 DIR_, img, DIR_, DIR_);
-	return system(cmd) ? -1 : 0;
+	loop = loop_attach(img, LO_FLAGS_AUTOCLEAR, dev, sizeof(dev));
+	if (loop < 0)
+		return -1;
+	err = mount(dev, mnt, "ext4", 0, NULL);
+	close(loop);
+	return err;
+}
+
+/* Mount the ext4 image @img on @dir/m, with a directory dw: 0, or -1. */
+static int mount_ext4(const char *dir, const char *img)
+{
+	if ((mkdir(strf("%s/m", dir), 0755) && errno != EEXIST) ||
+	    loop_mount_ext4(img, strf("%s/m", dir)) ||
+	    (mkdir(strf("%s/m/dw", dir), 0755) && errno != EEXIST))
+		return -1;
+	return 0;
 }
 
 #define EXT4_IMAGE "DENYWRITE_TEST_EXT4"
@@ -642,18 +669,20 @@ TEST_F(dw, ext4_move_ext_with_running_program_as_either_file_denied)
 
 	if (!img)
 		SKIP(return, "no ext4 image: set " EXT4_IMAGE);
-	ASSERT_EQ(0, mount_ext4(img));
-	ASSERT_EQ(0, copy_self(DIR_ "/m/dw/prog", 0755));
-	ASSERT_EQ(0, copy_self(DIR_ "/m/dw/donor", 0644));
-	fd = open(DIR_ "/m/dw/prog", O_RDWR | O_CLOEXEC);
-	donor = open(DIR_ "/m/dw/donor", O_RDWR | O_CLOEXEC);
+	ASSERT_EQ(0, mount_ext4(self->dir, img));
+	ASSERT_EQ(0, copy_file(self->sleep_prog, strf("%s/m/dw/prog", self->dir),
+			       0755));
+	ASSERT_EQ(0, copy_file(self->sleep_prog, strf("%s/m/dw/donor", self->dir),
+			       0644));
+	fd = open(strf("%s/m/dw/prog", self->dir), O_RDWR | O_CLOEXEC);
+	donor = open(strf("%s/m/dw/donor", self->dir), O_RDWR | O_CLOEXEC);
 	ASSERT_LE(0, fd);
 	ASSERT_LE(0, donor);
 	/* Blocks to move: written, not delayed. */
 	ASSERT_EQ(0, fsync(fd));
 	ASSERT_EQ(0, fsync(donor));
 	ASSERT_EQ(0, policy_set("enforce", "exec,ignore-writers /"));
-	p = run(DIR_ "/m/dw/prog");
+	p = run(strf("%s/m/dw/prog", self->dir));
 	ASSERT_LT(0, p.pid);
 	me.donor_fd = donor;
 	EXPECT_EQ(-1, ioctl(fd, EXT4_IOC_MOVE_EXT, &me));
@@ -674,28 +703,28 @@ TEST_F(dw, ext4_move_ext_with_running_program_as_either_file_denied)
 /* A rule written in a chroot names its object's absolute path. */
 TEST_F(dw, rule_added_in_chroot_is_named_by_absolute_path)
 {
-	char rules[256];
+	char rules[PATH_MAX + 16];
 	pid_t pid;
 	int status, fd;
 
 	ASSERT_EQ(0, policy_set("enforce", ""));
-	ASSERT_EQ(0, mkdir(DIR_ "/root", 0755));
-	ASSERT_EQ(0, mkdir(DIR_ "/root/bin", 0755));
+	ASSERT_EQ(0, mkdir(strf("%s/root", self->dir), 0755));
+	ASSERT_EQ(0, mkdir(strf("%s/root/bin", self->dir), 0755));
 	fd = open(SFS "add", O_WRONLY | O_CLOEXEC);
 	ASSERT_LE(0, fd);
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid)
-		_exit(chroot(DIR_ "/root") ? 1 :
+		_exit(chroot(strf("%s/root", self->dir)) ? 1 :
 		      write(fd, "exec /bin", 9) == 9 ? 0 : errno);
 	close(fd);
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_EQ(0, WEXITSTATUS(status));
 	ASSERT_LT(0, sfs_read("rules", rules, sizeof(rules)));
-	EXPECT_STREQ("exec " DIR_ "/root/bin\n", rules);
+	EXPECT_STREQ(strf("exec %s/root/bin\n", self->dir), rules);
 	/* The same object from outside: the same rule. */
-	EXPECT_EQ(EEXIST, sfs_puts("add", "lib " DIR_ "/root/bin"));
-	EXPECT_EQ(0, sfs_puts("del", DIR_ "/root/bin"));
+	EXPECT_EQ(EEXIST, sfs_puts("add", strf("lib %s/root/bin", self->dir)));
+	EXPECT_EQ(0, sfs_puts("del", strf("%s/root/bin", self->dir)));
 	ASSERT_LE(0, sfs_read("rules", rules, sizeof(rules)));
 	EXPECT_STREQ("", rules);
 }
@@ -708,7 +737,7 @@ TEST_F(dw, rule_added_in_chroot_is_named_by_absolute_path)
  * mount of itself, as runtimes do there.  -1 if the child did not get
  * there.
  */
-static pid_t container(int hold[2])
+static pid_t container(const char *dir, int hold[2])
 {
 	struct pollfd pfd = { .events = POLLIN };
 	int ready[2];
@@ -735,13 +764,14 @@ static pid_t container(int hold[2])
 	close(ready[0]);
 	if (unshare(CLONE_NEWNS) ||
 	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
-	    mkdir(DIR_ "/rb", 0755) ||
-	    mount("/", DIR_ "/rb", NULL, MS_BIND | MS_REC, NULL) ||
-	    chdir(DIR_ "/rb") || mount(".", "/", NULL, MS_MOVE, NULL) ||
-	    chroot(".") || mkdir(DIR_ "/ct", 0755) ||
-	    mount("ct", DIR_ "/ct", "tmpfs", 0, "mode=0755") ||
-	    mkdir(DIR_ "/ct/old", 0755) || mkdir(DIR_ "/ct/usr", 0755) ||
-	    syscall(SYS_pivot_root, DIR_ "/ct", DIR_ "/ct/old") ||
+	    mkdir(strf("%s/rb", dir), 0755) ||
+	    mount("/", strf("%s/rb", dir), NULL, MS_BIND | MS_REC, NULL) ||
+	    chdir(strf("%s/rb", dir)) || mount(".", "/", NULL, MS_MOVE, NULL) ||
+	    chroot(".") || mkdir(strf("%s/ct", dir), 0755) ||
+	    mount("ct", strf("%s/ct", dir), "tmpfs", 0, "mode=0755") ||
+	    mkdir(strf("%s/ct/old", dir), 0755) ||
+	    mkdir(strf("%s/ct/usr", dir), 0755) ||
+	    syscall(SYS_pivot_root, strf("%s/ct", dir), strf("%s/ct/old", dir)) ||
 	    chdir("/") || umount2("/old", MNT_DETACH) ||
 	    write(ready[1], "R", 1) != 1)
 		_exit(1);
@@ -761,7 +791,7 @@ TEST_F(dw, rule_through_proc_pid_root_of_other_namespace_refused_EXDEV)
 	pid_t pid;
 
 	ASSERT_EQ(0, policy_set("enforce", "exec /"));
-	pid = container(hold);
+	pid = container(self->dir, hold);
 	ASSERT_LT(0, pid) TH_LOG("the child did not pivot");
 	close(hold[0]);
 	snprintf(root, sizeof(root), "/proc/%d/root", pid);
@@ -795,18 +825,18 @@ TEST_F(dw, rule_on_detached_mount_refused_ENOENT_not_root_rule)
 	int fd;
 
 	ASSERT_EQ(0, policy_set("enforce", ""));
-	ASSERT_EQ(0, mkdir(DIR_ "/t", 0755));
-	fd = syscall(SYS_open_tree, AT_FDCWD, DIR_ "/t",
+	ASSERT_EQ(0, mkdir(strf("%s/t", self->dir), 0755));
+	fd = syscall(SYS_open_tree, AT_FDCWD, strf("%s/t", self->dir),
 		     OPEN_TREE_CLONE | O_CLOEXEC);
 	ASSERT_LE(0, fd);
 	EXPECT_EQ(ENOENT, add_fd_rule(fd));
 	close(fd);
 
-	ASSERT_EQ(0, system("mkdir -p " DIR_ "/m && mount -t tmpfs dw " DIR_
-			    "/m"));
-	fd = open(DIR_ "/m", O_PATH | O_CLOEXEC);
+	ASSERT_EQ(0, mkdir(strf("%s/m", self->dir), 0755));
+	ASSERT_EQ(0, mount("dw", strf("%s/m", self->dir), "tmpfs", 0, NULL));
+	fd = open(strf("%s/m", self->dir), O_PATH | O_CLOEXEC);
 	ASSERT_LE(0, fd);
-	ASSERT_EQ(0, umount2(DIR_ "/m", MNT_DETACH));
+	ASSERT_EQ(0, umount2(strf("%s/m", self->dir), MNT_DETACH));
 	EXPECT_EQ(ENOENT, add_fd_rule(fd));
 	close(fd);
 	ASSERT_LE(0, sfs_read("rules", rules, sizeof(rules)));
@@ -816,17 +846,18 @@ TEST_F(dw, rule_on_detached_mount_refused_ENOENT_not_root_rule)
 /* A rule never keeps its filesystem from being unmounted. */
 TEST_F(dw, umount_of_filesystem_with_rule_allowed_rule_gone)
 {
-	char rules[256], gone[256];
+	char rules[256], gone[PATH_MAX + 16];
 	long long before = stat_value("gone");
 
-	ASSERT_EQ(0, system("mkdir -p " DIR_ "/m && mount -t tmpfs dw " DIR_
-			    "/m && mkdir " DIR_ "/m/sub"));
-	ASSERT_EQ(0, policy_set("enforce", "exec /\nlib " DIR_ "/m/sub"));
-	EXPECT_EQ(0, umount(DIR_ "/m"));
+	ASSERT_EQ(0, mkdir(strf("%s/m", self->dir), 0755));
+	ASSERT_EQ(0, mount("dw", strf("%s/m", self->dir), "tmpfs", 0, NULL));
+	ASSERT_EQ(0, mkdir(strf("%s/m/sub", self->dir), 0755));
+	ASSERT_EQ(0, policy_set("enforce", strf("exec /\nlib %s/m/sub", self->dir)));
+	EXPECT_EQ(0, umount(strf("%s/m", self->dir)));
 	ASSERT_LT(0, sfs_read("rules", rules, sizeof(rules)));
 	EXPECT_STREQ("exec /\n", rules);
 	ASSERT_LT(0, sfs_read("gone", gone, sizeof(gone)));
-	EXPECT_STREQ("lib " DIR_ "/m/sub\n", gone);
+	EXPECT_STREQ(strf("lib %s/m/sub\n", self->dir), gone);
 	EXPECT_EQ(before + 1, stat_value("gone"));
 }
 
@@ -844,31 +875,31 @@ TEST_F(dw, program_run_by_file_handle_escapes_directory_rule_documented)
 	const char *img = getenv(EXT4_IMAGE);
 	struct proc p;
 	int mnt_id, mfd, fd;
-	char cmd[512];
 
 	if (!img)
 		SKIP(return, "no ext4 image: set " EXT4_IMAGE);
-	ASSERT_EQ(0, mount_ext4(img));
-	ASSERT_EQ(0, copy_self(DIR_ "/m/dw/prog", 0755));
-	ASSERT_EQ(0, name_to_handle_at(AT_FDCWD, DIR_ "/m/dw/prog", &h.fh,
+	ASSERT_EQ(0, mount_ext4(self->dir, img));
+	ASSERT_EQ(0, copy_file(self->sleep_prog, strf("%s/m/dw/prog", self->dir),
+			       0755));
+	ASSERT_EQ(0, name_to_handle_at(AT_FDCWD,
+				       strf("%s/m/dw/prog", self->dir), &h.fh,
 				       &mnt_id, 0));
 	/* A fresh mount: no dentry of the file is cached. */
-	ASSERT_EQ(0, umount(DIR_ "/m"));
-	snprintf(cmd, sizeof(cmd), "mount -o loop %s %s/m", img, DIR_);
-	ASSERT_EQ(0, system(cmd));
-	ASSERT_EQ(0, policy_set("enforce", "exec " DIR_ "/m/dw"));
-	mfd = open(DIR_ "/m", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_EQ(0, umount(strf("%s/m", self->dir)));
+	ASSERT_EQ(0, loop_mount_ext4(img, strf("%s/m", self->dir)));
+	ASSERT_EQ(0, policy_set("enforce", strf("exec %s/m/dw", self->dir)));
+	mfd = open(strf("%s/m", self->dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ASSERT_LE(0, mfd);
 	fd = open_by_handle_at(mfd, &h.fh, O_RDONLY);
 	ASSERT_LE(0, fd);
 	p = run_at(fd, "", AT_EMPTY_PATH);
 	ASSERT_LT(0, p.pid);
-	EXPECT_EQ(0, open_err(DIR_ "/m/dw/prog", O_WRONLY));
+	EXPECT_EQ(0, open_err(strf("%s/m/dw/prog", self->dir), O_WRONLY));
 	proc_stop(&p);
 	ASSERT_EQ(0, policy_set("enforce", "exec /"));
 	p = run_at(fd, "", AT_EMPTY_PATH);
 	ASSERT_LT(0, p.pid);
-	EXPECT_EQ(ETXTBSY, open_err(DIR_ "/m/dw/prog", O_WRONLY));
+	EXPECT_EQ(ETXTBSY, open_err(strf("%s/m/dw/prog", self->dir), O_WRONLY));
 	proc_stop(&p);
 	close(fd);
 	close(mfd);
@@ -876,12 +907,18 @@ TEST_F(dw, program_run_by_file_handle_escapes_directory_rule_documented)
 
 /* --- the log and the query, for someone else -------------------------------- */
 
+struct writing_loop {
+	const char *path;
+	int tries;
+};
+
 static int open_for_writing_loop(void *arg)
 {
+	struct writing_loop *w = arg;
 	int i, refused = 0;
 
-	for (i = 0; i < *(int *)arg; i++)
-		refused += open_err(PROG, O_WRONLY) == ETXTBSY;
+	for (i = 0; i < w->tries; i++)
+		refused += open_err(w->path, O_WRONLY) == ETXTBSY;
 	return refused;
 }
 
@@ -915,16 +952,17 @@ static int count_records(int fd, const char *want)
  */
 TEST_F(dw, refusal_records_limited_per_file_and_user)
 {
-	int tries = 1000, klog, rl;
+	struct writing_loop w = { self->prog, 1000 };
 	char old_rl[16] = "5";
+	int klog, rl;
 	long long before;
 	struct child c;
 	struct proc p;
 	int records;
 
-	ASSERT_EQ(0, chown(PROG, NOBODY, NOBODY));
+	ASSERT_EQ(0, chown(self->prog, NOBODY, NOBODY));
 	ASSERT_EQ(0, policy_set("enforce", "exec /"));
-	p = run(PROG);
+	p = run(self->prog);
 	ASSERT_LT(0, p.pid);
 	klog = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	ASSERT_LE(0, klog);
@@ -935,15 +973,15 @@ TEST_F(dw, refusal_records_limited_per_file_and_user)
 	ASSERT_EQ(1, pwrite(rl, "0", 1, 0));
 	before = stat_value("denied_write");
 
-	c = child_as(NOBODY, open_for_writing_loop, &tries);
+	c = child_as(NOBODY, open_for_writing_loop, &w);
 	EXPECT_LT(0, c.pid);
-	EXPECT_EQ(tries, c.result);
+	EXPECT_EQ(w.tries, c.result);
 	child_stop(&c);
-	EXPECT_EQ(before + tries, stat_value("denied_write"));
-	records = count_records(klog, "path=\"" PROG "\"");
+	EXPECT_EQ(before + w.tries, stat_value("denied_write"));
+	records = count_records(klog, strf("path=\"%s\"", self->prog));
 	EXPECT_LE(1, records);
 	EXPECT_GE(5, records);
-	TH_LOG("%d refusals, %d records", tries, records);
+	TH_LOG("%d refusals, %d records", w.tries, records);
 
 	pwrite(rl, old_rl, strlen(old_rl), 0);
 	close(rl);
@@ -953,14 +991,18 @@ TEST_F(dw, refusal_records_limited_per_file_and_user)
 
 #define FLOOD_FILES 21
 
-/* Refuse each of the FLOOD_FILES files DIR_/fN five times, one a moment. */
+/*
+ * Refuse each of the FLOOD_FILES files DIR/fN five times, one a moment;
+ * @arg is DIR.
+ */
 static int flood_records(void *arg)
 {
-	char path[64];
+	const char *dir = arg;
 	int i, k, refused = 0;
+	const char *path;
 
 	for (i = 0; i < FLOOD_FILES; i++) {
-		snprintf(path, sizeof(path), DIR_ "/f%d", i);
+		path = strf("%s/f%d", dir, i);
 		for (k = 0; k < 5; k++)
 			refused += open_err(path, O_WRONLY) == ETXTBSY;
 		/* Let kauditd print them: its backlog is 64 records. */
@@ -969,11 +1011,11 @@ static int flood_records(void *arg)
 	return refused;
 }
 
-/* One refusal, from a process named dwvictim. */
+/* One refusal, of the file @arg, from a process named dwvictim. */
 static int victim_refused(void *arg)
 {
 	prctl(PR_SET_NAME, "dwvictim");
-	return open_err(DIR_ "/f0", O_WRONLY);
+	return open_err(arg, O_WRONLY);
 }
 
 /*
@@ -984,13 +1026,14 @@ static int victim_refused(void *arg)
 TEST_F(dw, refusal_record_of_other_user_logged_after_one_users_flood)
 {
 	void *map[FLOOD_FILES];
-	char path[64], old_rl[16] = "5";
+	char old_rl[16] = "5";
 	struct child c, v;
 	int i, fd, klog, rl;
+	const char *path;
 
-	ASSERT_EQ(0, policy_set("enforce", "lib " DIR_));
+	ASSERT_EQ(0, policy_set("enforce", strf("lib %s", self->dir)));
 	for (i = 0; i < FLOOD_FILES; i++) {
-		snprintf(path, sizeof(path), DIR_ "/f%d", i);
+		path = strf("%s/f%d", self->dir, i);
 		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
 		ASSERT_LE(0, fd);
 		ASSERT_EQ(0, fchmod(fd, 0666));
@@ -1014,13 +1057,14 @@ TEST_F(dw, refusal_record_of_other_user_logged_after_one_users_flood)
 	 * The limits start afresh (a write of the rules, not policy_set(),
 	 * whose mode off would drop the holds).
 	 */
-	ASSERT_EQ(0, sfs_puts("rules", "lib " DIR_ "\n"));
+	ASSERT_EQ(0, sfs_puts("rules", strf("lib %s\n", self->dir)));
 
-	c = child_as(NOBODY, flood_records, NULL);
+	c = child_as(NOBODY, flood_records, self->dir);
 	EXPECT_LT(0, c.pid);
 	EXPECT_EQ(FLOOD_FILES * 5, c.result);
 	child_stop(&c);
-	v = child_as(NOBODY - 1, victim_refused, NULL);
+	v = child_as(NOBODY - 1, victim_refused,
+		     (void *)strf("%s/f0", self->dir));
 	EXPECT_LT(0, v.pid);
 	EXPECT_EQ(ETXTBSY, v.result);
 	child_stop(&v);
@@ -1058,16 +1102,16 @@ static int query_starts_with(void *arg)
 TEST_F(dw, query_as_nobody_answers_only_for_files_it_may_write)
 {
 	struct query_args root_file = {
-		PROG, "protected -\nholders -\nwriters -\nexec-rule exec /\n"
+		self->prog, "protected -\nholders -\nwriters -\nexec-rule exec /\n"
 	}, own_file = {
-		LIB, "protected 0\nholders 0\nwriters 0\nexec-rule exec /\n"
+		self->lib, "protected 0\nholders 0\nwriters 0\nexec-rule exec /\n"
 	};
 	struct child c;
 	struct proc p;
 
-	ASSERT_EQ(0, chown(LIB, NOBODY, NOBODY));
+	ASSERT_EQ(0, chown(self->lib, NOBODY, NOBODY));
 	ASSERT_EQ(0, policy_set("enforce", "exec /"));
-	p = run(PROG);
+	p = run(self->prog);
 	ASSERT_LT(0, p.pid);
 	c = child_as(NOBODY, query_starts_with, &root_file);
 	EXPECT_EQ(0, c.result);
@@ -1093,17 +1137,17 @@ TEST_F(dw, mode_switch_while_rules_write_waits_on_automount_allowed)
 	struct pollfd pfd;
 
 	ASSERT_EQ(0, policy_set("enforce", "exec /"));
-	ASSERT_EQ(0, mkdir(DIR_ "/auto", 0755));
+	ASSERT_EQ(0, mkdir(strf("%s/auto", self->dir), 0755));
 	ASSERT_EQ(0, pipe2(pipefd, O_CLOEXEC));
 	snprintf(opts, sizeof(opts), "fd=%d,pgrp=%d,minproto=5,maxproto=5",
 		 pipefd[1], getpgrp());
-	ASSERT_EQ(0, mount("dwauto", DIR_ "/auto", "autofs", 0, opts));
+	ASSERT_EQ(0, mount("dwauto", strf("%s/auto", self->dir), "autofs", 0, opts));
 	writer = fork();
 	ASSERT_LE(0, writer);
 	if (!writer) {
 		/* Not the daemon's process group: the lookup waits. */
 		setpgid(0, 0);
-		_exit(sfs_puts("rules", "exec " DIR_ "/auto/x\n"));
+		_exit(sfs_puts("rules", strf("exec %s/auto/x\n", self->dir)));
 	}
 	pfd = (struct pollfd){ .fd = pipefd[0], .events = POLLIN };
 	ASSERT_EQ(1, poll(&pfd, 1, WAIT_MS));
@@ -1125,48 +1169,50 @@ TEST_F(dw, mode_switch_while_rules_write_waits_on_automount_allowed)
 	EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status));
 	close(pipefd[0]);
 	close(pipefd[1]);
-	umount2(DIR_ "/auto", MNT_DETACH);
+	umount2(strf("%s/auto", self->dir), MNT_DETACH);
 }
 
 /* --- an exec that straddles a mode switch ------------------------------------ */
 
 /*
- * Copy the dynamic program @from to @to with its ELF interpreter @interp
- * (no longer than the one it had), and the interpreter it had to
- * @old_interp_copy.
+ * Copy the dynamically linked program @from to @to with its ELF
+ * interpreter @interp, a path no longer than the one it had (relative: the
+ * exec looks it up from its working directory), and the interpreter it had
+ * to @old_interp_copy: 0, or -1.
  */
 static int copy_with_interp(const char *from, const char *to,
 			    const char *interp, const char *old_interp_copy)
 {
-	char cmd[1024], old[256] = "", pad[256] = "";
-	Elf64_Ehdr eh;
-	Elf64_Phdr ph;
-	int fd, i;
+	char old[256] = "", pad[256] = "";
+	struct elf64_hdr eh;
+	struct elf64_phdr ph;
+	int fd, i, err = -1;
 
-	snprintf(cmd, sizeof(cmd), "cp %s %s", from, to);
-	if (system(cmd))
+	if (copy_file(from, to, 0755))
 		return -1;
 	fd = open(to, O_RDWR | O_CLOEXEC);
-	if (fd < 0 || pread(fd, &eh, sizeof(eh), 0) != sizeof(eh))
+	if (fd < 0)
 		return -1;
+	if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh))
+		goto out;
 	for (i = 0; i < eh.e_phnum; i++) {
 		if (pread(fd, &ph, sizeof(ph), eh.e_phoff + i * sizeof(ph)) !=
 		    sizeof(ph))
-			return -1;
+			goto out;
 		if (ph.p_type != PT_INTERP)
 			continue;
 		if (ph.p_filesz > sizeof(old) || strlen(interp) >= ph.p_filesz ||
 		    pread(fd, old, ph.p_filesz, ph.p_offset) != (ssize_t)ph.p_filesz)
-			return -1;
+			goto out;
 		memcpy(pad, interp, strlen(interp) + 1);
-		if (pwrite(fd, pad, ph.p_filesz, ph.p_offset) != (ssize_t)ph.p_filesz)
-			return -1;
-		close(fd);
-		snprintf(cmd, sizeof(cmd), "cp %s %s", old, old_interp_copy);
-		return system(cmd) ? -1 : 0;
+		if (pwrite(fd, pad, ph.p_filesz, ph.p_offset) == (ssize_t)ph.p_filesz &&
+		    !copy_file(old, old_interp_copy, 0755))
+			err = 0;
+		break;
 	}
+out:
 	close(fd);
-	return -1;
+	return err;
 }
 
 /* Has process @pid mapped a file whose path ends with @suffix? */
@@ -1192,38 +1238,38 @@ static bool maps_file(pid_t pid, const char *suffix)
  * An exec checks the program while the mode is off; the mode goes to
  * enforce while exec waits for its ELF interpreter (on an automount the
  * test answers); exec then maps the program: it holds it, as an exec that
- * started in enforce would.
+ * started in enforce would.  The program is a copy of denywrite_sleep
+ * whose interpreter is a/d/ld.so, from the test's directory.
  */
 TEST_F(dw, exec_checked_in_mode_off_and_mapped_in_enforce_protects_program)
 {
-	const char *dyn = getenv("DENYWRITE_TEST_DYNAMIC");
 	union autofs_v5_packet_union pkt;
 	char opts[96];
 	int pipefd[2], root;
 	struct pollfd pfd;
 	pid_t pid;
 
-	if (!dyn)
-		SKIP(return, "no dynamic program: set DENYWRITE_TEST_DYNAMIC");
-	ASSERT_EQ(0, mkdir(DIR_ "/a", 0755));
-	ASSERT_EQ(0, mkdir(DIR_ "/ld", 0755));
-	ASSERT_EQ(0, copy_with_interp(dyn, DIR_ "/dyn", DIR_ "/a/d/ld.so",
-				      DIR_ "/ld/ld.so"));
+	ASSERT_EQ(0, mkdir(strf("%s/a", self->dir), 0755));
+	ASSERT_EQ(0, mkdir(strf("%s/ld", self->dir), 0755));
+	ASSERT_EQ(0, copy_with_interp(self->sleep_prog,
+				      strf("%s/dyn", self->dir), "a/d/ld.so",
+				      strf("%s/ld/ld.so", self->dir)));
 	ASSERT_EQ(0, pipe2(pipefd, O_CLOEXEC));
 	snprintf(opts, sizeof(opts), "fd=%d,pgrp=%d,minproto=5,maxproto=5",
 		 pipefd[1], getpgrp());
-	ASSERT_EQ(0, mount("dwauto", DIR_ "/a", "autofs", 0, opts));
-	root = open(DIR_ "/a", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	ASSERT_EQ(0, mount("dwauto", strf("%s/a", self->dir), "autofs", 0, opts));
+	root = open(strf("%s/a", self->dir), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	ASSERT_LE(0, root);
 	ASSERT_EQ(0, policy_set("off", "exec /"));
 
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		char *const argv[] = { (char *)dyn, NULL };
+		char *const argv[] = { SLEEP_PROG, NULL };
 
 		setpgid(0, 0);
-		execv(DIR_ "/dyn", argv);
+		if (!chdir(self->dir))
+			execv(strf("%s/dyn", self->dir), argv);
 		_exit(errno);
 	}
 	/* The exec waits for its interpreter: it checked the program. */
@@ -1231,14 +1277,15 @@ TEST_F(dw, exec_checked_in_mode_off_and_mapped_in_enforce_protects_program)
 	ASSERT_EQ(1, poll(&pfd, 1, WAIT_MS));
 	ASSERT_LT(0, read(pipefd[0], &pkt, sizeof(pkt)));
 	ASSERT_EQ(0, sfs_puts("mode", "enforce"));
-	ASSERT_EQ(0, mkdir(DIR_ "/a/d", 0755));
-	ASSERT_EQ(0, mount(DIR_ "/ld", DIR_ "/a/d", NULL, MS_BIND, NULL));
+	ASSERT_EQ(0, mkdir(strf("%s/a/d", self->dir), 0755));
+	ASSERT_EQ(0, mount(strf("%s/ld", self->dir), strf("%s/a/d", self->dir),
+			   NULL, MS_BIND, NULL));
 	ASSERT_EQ(0, ioctl(root, AUTOFS_IOC_READY,
 			   pkt.v5_packet.wait_queue_token));
 	for (int i = 0; i < WAIT_MS / 100 && !maps_file(pid, "/ld.so"); i++)
 		usleep(100000);
 	ASSERT_TRUE(maps_file(pid, "/ld.so"));
-	EXPECT_EQ(ETXTBSY, open_err(DIR_ "/dyn", O_WRONLY));
+	EXPECT_EQ(ETXTBSY, open_err(strf("%s/dyn", self->dir), O_WRONLY));
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 	close(root);
@@ -1251,28 +1298,31 @@ TEST_F(dw, exec_checked_in_mode_off_and_mapped_in_enforce_protects_program)
  * load_elf_binary(), once the interpreter is mapped; denywrite's transient
  * hold goes in a task work, which ptrace_notify() runs before the exec
  * event's stop (PTRACE_EVENT_EXEC): a tracer stopped there may write the
- * interpreter, as on stock, and so may anyone once the process runs.
+ * interpreter, as on stock, and so may anyone once the process runs.  The
+ * program is a copy of denywrite_sleep whose interpreter is a copy of its
+ * own, ld/ld.so from the test's directory.
  */
 TEST_F(dw, elf_interpreter_writable_at_ptrace_exec_stop_as_stock)
 {
-	const char *dyn = getenv("DENYWRITE_TEST_DYNAMIC");
+	char ld[PATH_MAX];
 	int status;
 	pid_t pid;
 
-	if (!dyn)
-		SKIP(return, "no dynamic program: set DENYWRITE_TEST_DYNAMIC");
-	ASSERT_EQ(0, mkdir(DIR_ "/ld", 0755));
-	ASSERT_EQ(0, copy_with_interp(dyn, DIR_ "/dyn", DIR_ "/ld/ld.so",
-				      DIR_ "/ld/ld.so"));
+	snprintf(ld, sizeof(ld), "%s/ld/ld.so", self->dir);
+	ASSERT_EQ(0, mkdir(strf("%s/ld", self->dir), 0755));
+	ASSERT_EQ(0, copy_with_interp(self->sleep_prog,
+				      strf("%s/dyn", self->dir), "ld/ld.so",
+				      ld));
 	ASSERT_EQ(0, policy_set("enforce", "exec /"));
 	pid = fork();
 	ASSERT_LE(0, pid);
 	if (!pid) {
-		char *const argv[] = { (char *)dyn, NULL };
+		char *const argv[] = { SLEEP_PROG, NULL };
 
-		if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) || raise(SIGSTOP))
+		if (chdir(self->dir) || ptrace(PTRACE_TRACEME, 0, NULL, NULL) ||
+		    raise(SIGSTOP))
 			_exit(1);
-		execv(DIR_ "/dyn", argv);
+		execv(strf("%s/dyn", self->dir), argv);
 		_exit(errno);
 	}
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
@@ -1282,21 +1332,16 @@ TEST_F(dw, elf_interpreter_writable_at_ptrace_exec_stop_as_stock)
 	ASSERT_EQ(0, ptrace(PTRACE_CONT, pid, NULL, NULL));
 	ASSERT_EQ(pid, waitpid(pid, &status, 0));
 	ASSERT_EQ(SIGTRAP | (PTRACE_EVENT_EXEC << 8), status >> 8);
-	EXPECT_EQ(0, open_err(DIR_ "/ld/ld.so", O_WRONLY));
+	EXPECT_EQ(0, open_err(ld, O_WRONLY));
 	ASSERT_EQ(0, ptrace(PTRACE_DETACH, pid, NULL, NULL));
 	for (int i = 0; i < WAIT_MS / 100 && !maps_file(pid, "/ld.so"); i++)
 		usleep(100000);
 	ASSERT_TRUE(maps_file(pid, "/ld.so"));
-	for (int i = 0; i < WAIT_MS / 100 && open_err(DIR_ "/ld/ld.so", O_WRONLY); i++)
+	for (int i = 0; i < WAIT_MS / 100 && open_err(ld, O_WRONLY); i++)
 		usleep(100000);
-	EXPECT_EQ(0, open_err(DIR_ "/ld/ld.so", O_WRONLY));
+	EXPECT_EQ(0, open_err(ld, O_WRONLY));
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
 }
 
-int main(int argc, char **argv)
-{
-	if (argc > 1 && !strcmp(argv[1], "--sleep"))
-		return sleeper();
-	return test_harness_run(argc, argv);
-}
+TEST_HARNESS_MAIN
