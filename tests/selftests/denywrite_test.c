@@ -5,7 +5,9 @@
  *
  * Run as root on a kernel booted with denywrite in lsm= (else every test is
  * skipped), with denywrite_sleep, the program the tests run, next to this
- * one.  The tests of an ext4 filesystem need DENYWRITE_TEST_EXT4, the path
+ * one.  The basic behaviour comes first: a running program and a mapped
+ * library refuse writers, a file open for writing does not run, in each
+ * mode.  The tests of an ext4 filesystem need DENYWRITE_TEST_EXT4, the path
  * of an ext4 image they may change (a copy); without it they are skipped.
  */
 
@@ -92,6 +94,193 @@ FIXTURE_TEARDOWN(dw)
 	EXPECT_EQ(0, policy_set(strtok(self->mode, "\n"), self->rules));
 	umount_all(self->dir);
 	EXPECT_EQ(0, remove_tree(self->dir));
+}
+
+/* --- the basic behaviour ------------------------------------------------- */
+
+/*
+ * A running program refuses an open for writing, counted in denied_write;
+ * once it exits, the file is writable again.
+ */
+TEST_F(dw, write_to_running_program_denied_in_enforce)
+{
+	long long before;
+	struct proc p;
+
+	ASSERT_EQ(0, policy_set("enforce", strf("exec %s", self->dir)));
+	p = run(self->prog);
+	ASSERT_LT(0, p.pid);
+	before = stat_value("denied_write");
+	ASSERT_LE(0, before);
+	EXPECT_EQ(ETXTBSY, open_err(self->prog, O_WRONLY));
+	EXPECT_EQ(before + 1, stat_value("denied_write"));
+	proc_stop(&p);
+	EXPECT_EQ(0, open_err(self->prog, O_WRONLY));
+}
+
+/* Without a rule that covers it, a running program is writable. */
+TEST_F(dw, write_to_running_program_outside_every_rule_allowed)
+{
+	struct proc p;
+
+	ASSERT_EQ(0, policy_set("enforce", ""));
+	p = run(self->prog);
+	ASSERT_LT(0, p.pid);
+	EXPECT_EQ(0, open_err(self->prog, O_WRONLY));
+	proc_stop(&p);
+}
+
+/* A file open for writing does not run, counted in denied_exec. */
+TEST_F(dw, exec_of_file_open_for_writing_denied_in_enforce)
+{
+	long long before;
+	struct proc p;
+	int fd;
+
+	ASSERT_EQ(0, policy_set("enforce", strf("exec %s", self->dir)));
+	fd = open(self->prog, O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	before = stat_value("denied_exec");
+	ASSERT_LE(0, before);
+	p = run(self->prog);
+	EXPECT_EQ(0, p.pid);
+	EXPECT_EQ(ETXTBSY, p.err);
+	proc_stop(&p);
+	EXPECT_EQ(before + 1, stat_value("denied_exec"));
+	close(fd);
+	p = run(self->prog);
+	EXPECT_LT(0, p.pid);
+	proc_stop(&p);
+}
+
+/*
+ * Under "ignore-writers" a file open for writing runs, and the running
+ * program refuses new writers all the same.
+ */
+TEST_F(dw, exec_of_file_open_for_writing_allowed_under_ignore_writers)
+{
+	struct proc p;
+	int fd;
+
+	ASSERT_EQ(0, policy_set("enforce",
+				strf("exec,ignore-writers %s", self->dir)));
+	fd = open(self->prog, O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	p = run(self->prog);
+	EXPECT_LT(0, p.pid);
+	EXPECT_EQ(0, p.err);
+	close(fd);
+	EXPECT_EQ(ETXTBSY, open_err(self->prog, O_WRONLY));
+	proc_stop(&p);
+}
+
+/* Map @path executable, as the dynamic linker maps a library. */
+static void *map_lib(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	void *m;
+
+	if (fd < 0)
+		return MAP_FAILED;
+	m = mmap(NULL, 4096, PROT_READ | PROT_EXEC, MAP_PRIVATE, fd, 0);
+	close(fd);
+	return m;
+}
+
+/*
+ * A library mapped executable under a "lib" rule refuses an open for
+ * writing until it is unmapped.
+ */
+TEST_F(dw, write_to_library_mapped_under_lib_rule_denied)
+{
+	void *m;
+
+	ASSERT_EQ(0, policy_set("enforce", strf("lib %s", self->dir)));
+	m = map_lib(self->lib);
+	ASSERT_NE(MAP_FAILED, m);
+	EXPECT_EQ(ETXTBSY, open_err(self->lib, O_WRONLY));
+	munmap(m, 4096);
+	EXPECT_EQ(0, open_err(self->lib, O_WRONLY));
+}
+
+/* An "exec" rule does not cover a library mapped executable. */
+TEST_F(dw, write_to_library_mapped_under_exec_rule_only_allowed)
+{
+	void *m;
+
+	ASSERT_EQ(0, policy_set("enforce", strf("exec %s", self->dir)));
+	m = map_lib(self->lib);
+	ASSERT_NE(MAP_FAILED, m);
+	EXPECT_EQ(0, open_err(self->lib, O_WRONLY));
+	munmap(m, 4096);
+}
+
+/*
+ * In @mode, under @rule, a running program is opened for writing twice:
+ * both opens succeed, denied_write does not move and audited grows by
+ * @audited.
+ */
+static void writes_to_running_program(struct __test_metadata *_metadata,
+				      const char *prog, const char *mode,
+				      const char *rule, long long audited)
+{
+	long long denied_before, audited_before;
+	struct proc p;
+
+	ASSERT_EQ(0, policy_set(mode, rule));
+	p = run(prog);
+	ASSERT_LT(0, p.pid);
+	denied_before = stat_value("denied_write");
+	audited_before = stat_value("audited");
+	ASSERT_LE(0, denied_before);
+	ASSERT_LE(0, audited_before);
+	EXPECT_EQ(0, open_err(prog, O_WRONLY));
+	EXPECT_EQ(0, open_err(prog, O_WRONLY));
+	EXPECT_EQ(denied_before, stat_value("denied_write"));
+	EXPECT_EQ(audited_before + audited, stat_value("audited"));
+	proc_stop(&p);
+}
+
+/* In mode off nothing is refused, and nothing is counted. */
+TEST_F(dw, write_to_running_program_allowed_in_mode_off)
+{
+	writes_to_running_program(_metadata, self->prog, "off",
+				  strf("exec %s", self->dir), 0);
+}
+
+/*
+ * In mode audit what enforce refuses is allowed and counted in audited,
+ * not in denied_write: each open for writing once.
+ */
+TEST_F(dw, write_to_running_program_allowed_and_counted_in_audit)
+{
+	writes_to_running_program(_metadata, self->prog, "audit",
+				  strf("exec %s", self->dir), 2);
+}
+
+/*
+ * In mode audit a file open for writing runs, counted in audited, not in
+ * denied_exec.
+ */
+TEST_F(dw, exec_of_file_open_for_writing_allowed_and_counted_in_audit)
+{
+	long long denied, audited;
+	struct proc p;
+	int fd;
+
+	ASSERT_EQ(0, policy_set("audit", strf("exec %s", self->dir)));
+	fd = open(self->prog, O_WRONLY | O_CLOEXEC);
+	ASSERT_LE(0, fd);
+	denied = stat_value("denied_exec");
+	audited = stat_value("audited");
+	ASSERT_LE(0, denied);
+	ASSERT_LE(0, audited);
+	p = run(self->prog);
+	EXPECT_LT(0, p.pid);
+	EXPECT_EQ(audited + 1, stat_value("audited"));
+	EXPECT_EQ(denied, stat_value("denied_exec"));
+	proc_stop(&p);
+	close(fd);
 }
 
 /* --- a reader never locks what others may write ------------------------ */
