@@ -222,7 +222,8 @@ static inline int sleep_prog_path(char *buf, size_t size)
 
 /*
  * Make a new directory for a test, under $TMPDIR or /tmp, in @buf: 0, or
- * -1 (and errno).
+ * -1 (and errno).  Mode 0755, not mkdtemp()'s 0700: the tests that act as
+ * another user reach the files in it.
  */
 static inline int make_test_dir(char *buf, size_t size)
 {
@@ -234,7 +235,9 @@ static inline int make_test_dir(char *buf, size_t size)
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	return mkdtemp(buf) ? 0 : -1;
+	if (!mkdtemp(buf))
+		return -1;
+	return chmod(buf, 0755);
 }
 
 static int remove_one(const char *path, const struct stat *st, int type,
