@@ -7,7 +7,8 @@
  * /sys/kernel/security/denywrite/ and puts back what it found, and works in
  * a directory of its own that mkdtemp() makes.  The programs they run are
  * copies of denywrite_sleep, found next to the test program, which says on
- * descriptor 3 that it runs and sleeps until killed.
+ * the descriptor its argument names that it runs (run() gives it 3), and
+ * sleeps until killed.
  */
 
 #ifndef _DENYWRITE_SELFTEST_COMMON_H
@@ -323,7 +324,7 @@ static inline void proc_stop(struct proc *p)
 static inline struct proc run_at(int dirfd, const char *path, int flags)
 {
 	struct proc p = { 0, 0 };
-	static char *const argv[] = { SLEEP_PROG, NULL };
+	static char *const argv[] = { SLEEP_PROG, "3", NULL };
 	static char *const envp[] = { NULL };
 	int pipefd[2], status;
 	pid_t pid;
