@@ -68,8 +68,8 @@ def makefile(final, present):
                   r"(.*?)(?<!\\)\n", final, re.S | re.M)
     if not m or not k:
         fail("Makefile: no denywrite-y or KUnit line")
-    objs = [o for o in m.group(1).replace("\\", " ").split()]
-    tests = [o for o in k.group(1).replace("\\", " ").split()]
+    objs = m.group(1).replace("\\", " ").split()
+    tests = k.group(1).replace("\\", " ").split()
     have = lambda o: o[:-2] + ".c" in present
     head = final[:m.start()]
     text = head + wrap("denywrite-y :=", [o for o in objs if have(o)])
@@ -128,10 +128,7 @@ def main():
     for f in listed:
         if f not in files:
             fail("%s of the table is not in %s" % (f, final_dir))
-    numbers = [n for n, _ in STEPS]
-    last = max(i for i, n in enumerate(numbers) if n <= step) \
-        if any(n <= step for n in numbers) else -1
-    present = {f for _, names in STEPS[:last + 1] for f in names.split()}
+    present = {f for n, names in STEPS if n <= step for f in names.split()}
     read = lambda f: open(os.path.join(final_dir, f)).read()
     if makefile(read("Makefile"), set(files)) != read("Makefile"):
         fail("the Makefile made of every file is not the repository's")
