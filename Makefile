@@ -11,8 +11,9 @@ STOCK_BZIMAGE := $(STOCK_OBJ)/arch/x86/boot/bzImage
 INITRD := $(B)/initramfs.cpio.gz
 FSIMAGE := $(B)/dwfs.img
 CLI := policy-tool/denywritectl
-FRAGMENTS := qemu/kernel.config qemu/debug.config qemu/denywrite.config
-STOCK_FRAGMENTS := qemu/kernel.config qemu/debug.config
+FRAGMENTS := qemu/kernel.config qemu/debug.config qemu/ima.config \
+	qemu/denywrite.config
+STOCK_FRAGMENTS := qemu/kernel.config qemu/debug.config qemu/ima.config
 # The KCSAN kernel (suite kcsan): no KASAN, which KCSAN excludes.
 KCSAN_OBJ := $(B)/obj-kcsan
 KCSAN_FRAGMENTS := qemu/kernel.config qemu/denywrite.config qemu/kcsan.config

@@ -68,7 +68,7 @@ params    60   group_checks params
 '
 # The boot parameters, each booted and exercised (scripts/test.sh).
 suite_params_off='
-params_off   60  group_checks params_off
+params_off   120  group_checks params_off
 '
 suite_default_lsm='
 default_lsm  60  group_checks default_lsm
@@ -87,6 +87,7 @@ dwtest-overlay  300  group_dwtest_on stock overlay
 prctl     60   group_prctl 13 stock protect
 stress    300  /tests/bin/stress --kernel stock
 parity    300  /tests/bin/parity
+ima       120  group_checks ima_stock
 '
 # make golden (scripts/golden.sh): the capture of tests/golden/, on a
 # kernel just booted (golden counts from the boot), not a test.
@@ -127,13 +128,32 @@ param_default_none_warns_that_running_programs_are_writable  "level 4"  kmsg_lev
 param_mode_audit_warns_that_running_programs_are_writable  "level 4"  kmsg_level "denywrite.mode=audit: writes to running programs"
 '
 # denywrite.mode=off denywrite.default=classic: nothing is refused until
-# the mode is enforce, then the classic rule is there.
+# the mode is enforce, then the classic rule is there.  Last, once IMA's
+# policy has a rule for the files exec runs, exec denies writes to them
+# itself again, in mode off too, as the stock kernel does (its group ima
+# runs the same probes); IMA takes one policy a boot, so it comes last.
 checks_params_off='
 param_mode_off_is_applied                 off       contents $sfs/mode
 param_default_classic_loads_exec_root     "exec /"  contents $sfs/rules
 param_mode_off_leaves_running_program_writable_allowed            "allowed write+0 audited+0"  prog_write_counted
 param_default_classic_protects_running_program_in_enforce_denied  "denied write+1 audited+0"   prog_write_counted enforce
 param_mode_off_warns_that_running_programs_are_writable  "level 4"  kmsg_level "denywrite.mode=off: writes"
+param_mode_off_exec_of_file_open_for_writing_allowed     allowed   exec_open_for_writing
+param_mode_off_binfmt_misc_f_interpreter_is_registered   registered  binfmt_f_register
+param_mode_off_ima_policy_with_exec_rule_is_loaded       loaded    ima_load "measure func=BPRM_CHECK"
+param_mode_off_is_kept_under_ima_policy                  off       contents $sfs/mode
+param_mode_off_ima_exec_rule_running_program_write_denied  "denied, then allowed after exit"  running_write_then_after_exit
+param_mode_off_ima_exec_rule_exec_of_file_open_for_writing_denied  denied  exec_open_for_writing
+param_mode_off_ima_exec_rule_f_interpreter_write_denied_while_it_runs  denied  binfmt_f_interpreter_write
+'
+# The stock kernel under the same IMA policy: the outcomes that
+# checks_params_off expects of mode off.
+checks_ima_stock='
+stock_binfmt_misc_f_interpreter_is_registered            registered  binfmt_f_register
+stock_ima_policy_with_exec_rule_is_loaded                loaded   ima_load "measure func=BPRM_CHECK"
+stock_ima_exec_rule_running_program_write_denied         "denied, then allowed after exit"  running_write_then_after_exit
+stock_ima_exec_rule_exec_of_file_open_for_writing_denied denied   exec_open_for_writing
+stock_ima_exec_rule_f_interpreter_write_denied_while_it_runs  denied  binfmt_f_interpreter_write
 '
 # No lsm= at all: denywrite comes from the default CONFIG_LSM list.
 checks_default_lsm='
@@ -344,6 +364,96 @@ prog_write_counted() {
 	fi
 	rm -rf /tmp/dwboot
 	echo "$got"
+}
+
+# running_write_then_after_exit: run a fresh copy of the sleeper, try to
+# open it for writing, then again once it exited and was reaped: "denied,
+# then allowed after exit" where a running program is denied writes.
+running_write_then_after_exit() {
+	p=/tmp/dwrun/prog
+	rm -rf /tmp/dwrun
+	if ! { mkdir -p /tmp/dwrun && cp $bin/sleeper $p; }; then
+		echo "setup: cp $bin/sleeper $p"
+		return
+	fi
+	while_running=$(exec_then_write $p $p)
+	echo "$while_running, then $(write_probe $p) after exit"
+	rm -rf /tmp/dwrun
+}
+
+# exec_open_for_writing: exec a fresh copy of busybox as "true" while this
+# shell holds it open for writing: denied (Text file busy), allowed, or
+# the error.
+exec_open_for_writing() {
+	t=/tmp/dwexec/true
+	rm -rf /tmp/dwexec
+	if ! { mkdir -p /tmp/dwexec && cp /bin/busybox $t; }; then
+		echo "setup: cp /bin/busybox $t"
+		return
+	fi
+	if err=$( (exec 3>>$t && $t) 2>&1); then
+		echo allowed
+	else
+		case $err in
+		*"Text file busy"*) echo denied ;;
+		*) echo "other: $err" ;;
+		esac
+	fi
+	rm -rf /tmp/dwexec
+}
+
+# binfmt_f_register: register the format dwbf, files *.dwbf run by a copy
+# of the sleeper (/tmp/dwbf/interp), with flag F: binfmt_misc opens the
+# interpreter now and runs a clone of that file each time ("registered").
+bf=/tmp/dwbf
+binfmt_f_register() {
+	reg=/proc/sys/fs/binfmt_misc
+	if [ ! -w $reg/register ] &&
+		! mount -t binfmt_misc binfmt_misc $reg 2>/dev/null; then
+		echo "setup: mount binfmt_misc"
+		return
+	fi
+	rm -rf $bf
+	if ! { mkdir -p $bf && cp $bin/sleeper $bf/interp &&
+		echo "not an ELF file" >$bf/foreign.dwbf &&
+		chmod 755 $bf/foreign.dwbf; }; then
+		echo "setup: $bf"
+	elif echo ":dwbf:E::dwbf::$bf/interp:F" >$reg/register; then
+		echo registered
+	else
+		echo "register failed"
+	fi
+}
+
+runs_interp() { [ "$(readlink "/proc/$1/exe")" = $bf/interp ]; }
+
+# binfmt_f_interpreter_write: run a file of format dwbf, then try to open
+# its interpreter for writing while it runs; the format is unregistered
+# after.  denied (Text file busy), allowed, or why not.
+binfmt_f_interpreter_write() {
+	$bf/foreign.dwbf >&2 &
+	pid=$!
+	if wait_until 50 runs_interp $pid; then
+		write_probe $bf/interp
+	else
+		echo "not-started: $bf/foreign.dwbf did not run $bf/interp within 5 s"
+	fi
+	kill $pid 2>/dev/null
+	wait $pid 2>/dev/null
+	echo -1 >/proc/sys/fs/binfmt_misc/dwbf
+}
+
+# ima_load RULE: IMA's policy becomes RULE ("loaded"), or why not.  Without
+# CONFIG_IMA_WRITE_POLICY, IMA takes one policy a boot.
+ima_load() {
+	f=/sys/kernel/security/ima/policy
+	if [ ! -e $f ]; then
+		echo "no $f"
+	elif err=$( (printf '%s\n' "$1" >$f) 2>&1); then
+		echo loaded
+	else
+		echo "refused: $err"
+	fi
 }
 
 # setexe_start FILE: run setexe FILE in the background ($setexe_pid) and

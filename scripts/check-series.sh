@@ -7,10 +7,10 @@
 # on the first problem, saying which patch.
 #
 # The kernel of each step: tinyconfig + qemu/kernel.config +
-# qemu/denywrite.config, without the debugging options (a small
-# configuration that builds the LSM, its KUnit tests and everything the
-# series touches: exec, binfmt_misc, fork, IMA is not in it), in one object
-# directory built incrementally.  Before the LSM's patch the denywrite
+# qemu/ima.config + qemu/denywrite.config, without the debugging options
+# (a small configuration that builds the LSM, its KUnit tests and
+# everything the series touches: exec, binfmt_misc, fork, IMA), in one
+# object directory built incrementally.  Before the LSM's patch the denywrite
 # options do not exist: every other option of the fragments must survive
 # Kconfig at every step, and the denywrite options from the LSM's patch
 # on.  A warning in security/denywrite/ fails the build as in
@@ -26,7 +26,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 work=$top/build/check-series
 tarball=/usr/src/linux-source-6.12.tar.xz
 src=$work/linux obj=$work/obj
-fragments="$top/qemu/kernel.config $top/qemu/denywrite.config"
+fragments="$top/qemu/kernel.config $top/qemu/ima.config $top/qemu/denywrite.config"
 start=$(date +%s)
 
 say() { echo "check-series: $*"; }

@@ -20,7 +20,7 @@
 #                           the last patch, exec keeps its own denial
 #   0014 (documentation)    Documentation/
 #   0015 (selftests)        tests/selftests/ as tools/testing/selftests/denywrite/
-#   0016 (exec)             setup.c with take_over_exec_denial(): the patch
+#   0017 (exec)             setup.c with take_over_exec_denial(): the patch
 #                           that changes fs/exec.c
 # The tree of the last commit has security/denywrite/ as the repository
 # has it, or the script fails.
