@@ -299,9 +299,10 @@ lsm_parameter() {	# present or absent: lsm= on the kernel command line
 
 stat_value() { sed -n "s/^$1 //p" $sfs/stats; }	# stat_value KEY
 
-# write_probe FILE: denied (Text file busy), allowed, or the error.
-write_probe() {
-	if err=$( (: >>"$1") 2>&1); then
+# busy_probe COMMAND...: run COMMAND in a subshell: allowed if it
+# succeeded, denied if it failed with "Text file busy", else the error.
+busy_probe() {
+	if err=$( ("$@") 2>&1); then
 		echo allowed
 	else
 		case $err in
@@ -310,6 +311,11 @@ write_probe() {
 		esac
 	fi
 }
+
+append_nothing() { : >>"$1"; }
+
+# write_probe FILE: denied (Text file busy), allowed, or the error.
+write_probe() { busy_probe append_nothing "$1"; }
 
 runs_prog() { readlink "/proc/$1/exe" | grep -q 'prog$'; }
 
@@ -391,23 +397,19 @@ exec_open_for_writing() {
 		echo "setup: cp /bin/busybox $t"
 		return
 	fi
-	if err=$( (exec 3>>$t && $t) 2>&1); then
-		echo allowed
-	else
-		case $err in
-		*"Text file busy"*) echo denied ;;
-		*) echo "other: $err" ;;
-		esac
-	fi
+	busy_probe exec_while_open_for_writing $t
 	rm -rf /tmp/dwexec
 }
+
+# Run FILE while this shell holds it open for writing (descriptor 3).
+exec_while_open_for_writing() { exec 3>>"$1" && "$1"; }
 
 # binfmt_f_register: register the format dwbf, files *.dwbf run by a copy
 # of the sleeper (/tmp/dwbf/interp), with flag F: binfmt_misc opens the
 # interpreter now and runs a clone of that file each time ("registered").
 bf=/tmp/dwbf
+reg=/proc/sys/fs/binfmt_misc
 binfmt_f_register() {
-	reg=/proc/sys/fs/binfmt_misc
 	if [ ! -w $reg/register ] &&
 		! mount -t binfmt_misc binfmt_misc $reg 2>/dev/null; then
 		echo "setup: mount binfmt_misc"
@@ -440,7 +442,7 @@ binfmt_f_interpreter_write() {
 	fi
 	kill $pid 2>/dev/null
 	wait $pid 2>/dev/null
-	echo -1 >/proc/sys/fs/binfmt_misc/dwbf
+	echo -1 >$reg/dwbf
 }
 
 # ima_load RULE: IMA's policy becomes RULE ("loaded"), or why not.  Without
