@@ -13,14 +13,14 @@
 # that only adds files of the LSM (its changelog, then "---") becomes a
 # commit of its message, author and date.  The files the project keeps as
 # plain files join the commit that adds them:
-#   0004-0012 (the LSM)     security/denywrite/ as each patch leaves it
+#   0008-0015 (the LSM)     security/denywrite/ as each patch leaves it
 #                           (scripts/series-stage.py: the files each adds,
 #                           and the Makefile, setup.c and hooks.h of that
 #                           step), without take_over_exec_denial(): until
 #                           the last patch, exec keeps its own denial
-#   0014 (documentation)    Documentation/
-#   0015 (selftests)        tests/selftests/ as tools/testing/selftests/denywrite/
-#   0017 (exec)             setup.c with take_over_exec_denial(): the patch
+#   0017 (documentation)    Documentation/
+#   0018 (selftests)        tests/selftests/ as tools/testing/selftests/denywrite/
+#   0020 (exec)             setup.c with take_over_exec_denial(): the patch
 #                           that changes fs/exec.c
 # The tree of the last commit has security/denywrite/ as the repository
 # has it, or the script fails.
@@ -94,7 +94,7 @@ for p in $patches; do
 	n=${p%%-*}
 	if grep -q '^+++ ' "$top/patches/$p"; then
 		git am -q --committer-date-is-author-date "$top/patches/$p"
-		if [ "$n" -ge 0004 ]; then
+		if [ "$n" -ge 0008 ]; then
 			stage "$p"
 			git commit -q --amend --no-edit --allow-empty
 		fi
@@ -103,9 +103,9 @@ for p in $patches; do
 		commit_mail "$top/patches/$p"
 	fi
 	case $n in
-	0014)
+	0017)
 		amend_with Documentation Documentation ;;
-	0015)
+	0018)
 		amend_with tests/selftests tools/testing/selftests/denywrite ;;
 	esac
 	notes=$(notes_of "$top/patches/$p")

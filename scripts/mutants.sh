@@ -43,7 +43,6 @@ mapping_hold_skipped kernel lsm        mapping.c
 denying_hold_counted kernel lsm        decide.c
 denial_uncounted    kernel lsm         hook_write.c
 overlay_hold_on_lower_inode kernel lsm protect.c
-xfs_swapext_unchecked kernel lsm       hook_ioctl.c
 cli_check_deleted   cli    host        policy.c
 report_check_removed report report     report.py
 '
@@ -98,13 +97,6 @@ mutation_denial_uncounted() {
 mutation_overlay_hold_on_lower_inode() {
 	mutate "$1" '"\tinodes[0] = file_inode(file);\n\tinodes[1] = NULL;\n"' \
 		'"\tinodes[0] = d_real_inode(file->f_path.dentry);\n\tinodes[1] = NULL;\n"'
-}
-
-# XFS_IOC_SWAPEXT goes unchecked: an old writer swaps a running file's
-# blocks.
-mutation_xfs_swapext_unchecked() {
-	mutate "$1" '"\tif (magic == XFS_SUPER_MAGIC && _IOC_TYPE(cmd) == XFS_IOC_TYPE &&\n"' \
-		'"\tif (0 && magic == XFS_SUPER_MAGIC && _IOC_TYPE(cmd) == XFS_IOC_TYPE &&\n"'
 }
 
 mutation_cli_check_deleted() {	# rules with relative paths accepted

@@ -24,17 +24,16 @@ import sys
 
 # The patches of the LSM, and the files each adds (scripts/make-series.sh).
 STEPS = [
-    ("0004", "Kconfig Makefile policy.h policy.c policy_test.c"),
-    ("0005", "common.h protect.h protect.c protect_test.c mode.c setup.c"),
-    ("0006", "log.h log.c"),
-    ("0007", "hooks.h hook_lifetime.c"),
-    ("0008", "decide.h decide.c hook_exec.c"),
-    ("0009", "hook_write.c"),
-    ("0010", "mapping.h mapping.c mapping_test.c hook_mmap.c"),
-    ("0011", "hook_ioctl.c"),
-    ("0012", "securityfs.c"),
+    ("0008", "Kconfig Makefile policy.h policy.c policy_test.c"),
+    ("0009", "common.h protect.h protect.c protect_test.c mode.c setup.c"),
+    ("0010", "log.h log.c"),
+    ("0011", "hooks.h hook_lifetime.c"),
+    ("0012", "decide.h decide.c hook_exec.c"),
+    ("0013", "hook_write.c"),
+    ("0014", "mapping.h mapping.c mapping_test.c hook_mmap.c"),
+    ("0015", "securityfs.c"),
 ]
-FAMILIES = ["lifetime", "exec", "write", "mmap", "ioctl"]
+FAMILIES = ["lifetime", "exec", "write", "mmap"]
 
 
 def fail(msg):

@@ -11,8 +11,11 @@
  * before the protection, and through a stacked file whose real file is
  * protected) and inode_setattr (ATTR_SIZE: truncate(2), ftruncate(2),
  * O_TRUNC, also with O_RDONLY, and any other size change); a shared
- * writable mapping in hook_mmap.c, the ioctls in hook_ioctl.c.  rename
- * over, unlink and chmod of a protected file stay allowed.
+ * writable mapping in hook_mmap.c.  The ioctls that change a file's
+ * blocks (ext4's, f2fs's and XFS's) and the binding of a file to a
+ * writable loop device reach file_permission too: they call
+ * rw_verify_area().  rename over, unlink and chmod of a protected file
+ * stay allowed.
  *
  * The writers of a denying hold are refused by the VFS, which calls
  * write_access_denied then: the refusal is counted and logged there.
@@ -111,8 +114,7 @@ static bool file_protected(struct file *file)
 
 /**
  * denywrite_check_writer - a write through @file, opened before
- * @file: the file written through, mapped shared writable, or named by an
- *        ioctl that changes its blocks
+ * @file: the file written through, or mapped shared writable
  *
  * Return: -ETXTBSY if the file, or the real file behind it, has a counted
  * hold and the mode is enforce, else 0.

@@ -11,15 +11,14 @@
  * the decision, and the mode, to decide.c.  They come in families, a file
  * each (hook_*.c), and denywrite_init() registers each family with its
  * own denywrite_add_*_hooks(): the files executed, the writers, the
- * mappings, the ioctls that write a file without the write hooks, and
- * the lifetimes of files and filesystems.
+ * mappings, and the lifetimes of files and filesystems.
  *
  * In enforce mode, under a rule without "ignore-writers", a hold is exec's
  * own denial of write access (see protect.c): the VFS refuses new writers
  * in get_write_access(), and write_access_denied, which the VFS calls
  * only then, counts and logs the refusal of an open for writing or a
- * truncation.  The write, mapping and ioctl hooks refuse the writers of
- * the other holds, which they count.
+ * truncation.  The write and mapping hooks refuse the writers of the
+ * other holds, which they count.
  *
  * Files opened while a fanotify pre-content (HSM) group watches their
  * filesystem are never protected, as 6.12's exe_file_deny_write_access()
@@ -38,7 +37,6 @@ int denywrite_check_writer(struct file *file);
 void denywrite_add_exec_hooks(void);
 void denywrite_add_write_hooks(void);
 void denywrite_add_mmap_hooks(void);
-void denywrite_add_ioctl_hooks(void);
 void denywrite_add_lifetime_hooks(void);
 
 #endif /* _SECURITY_DENYWRITE_HOOKS_H */

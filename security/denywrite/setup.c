@@ -92,7 +92,6 @@ static int __init denywrite_init(void)
 	denywrite_add_exec_hooks();
 	denywrite_add_write_hooks();
 	denywrite_add_mmap_hooks();
-	denywrite_add_ioctl_hooks();
 	denywrite_mode_init();
 	denywrite_enabled = true;
 	if (denywrite_classic) {
