@@ -1,5 +1,5 @@
 #!/bin/sh
-# bench-trace.sh CONFIG FUNCTION[,FUNCTION...] [NTH]
+# bench-trace.sh [--distro] CONFIG FUNCTION[,FUNCTION...] [NTH]
 #
 # Where a benchmark's instructions go: boots the patched benchmark kernel
 # (build/obj-bench, from make bench) under -icount with QEMU's gdbstub,
@@ -11,13 +11,33 @@
 # mapping of the mmap_exec loop; the 3000th security_file_post_open of
 # "all", an open of the open_wronly loop.  Needs gdb; one boot, a minute
 # or two.
+#
+# --distro: the kernel of Debian's configuration instead (build/obj-distro,
+# from make bench-distro or make kernel-distro), Debian's LSMs, the
+# configurations of make bench-distro (pkg, pkgoff, stock: the stock
+# kernel, build/obj-distro-stock), work files in /usr/lib/x86_64-linux-gnu.
+# BT_ONLY=OP,... runs only those operations of dwbench (dwb.only), so that
+# the NTH call falls in their loop.
 set -eu
-[ $# -ge 2 ] || { echo "usage: bench-trace.sh CONFIG FUNCTION[,FUNCTION...] [NTH]" >&2; exit 2; }
+distro=no
+[ "${1:-}" = --distro ] && { distro=yes; shift; }
+[ $# -ge 2 ] || { echo "usage: bench-trace.sh [--distro] CONFIG FUNCTION[,FUNCTION...] [NTH]" >&2; exit 2; }
 command -v gdb >/dev/null || { echo "bench-trace: needs gdb (apt-get install gdb)" >&2; exit 1; }
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-bz=build/obj-bench/arch/x86/boot/bzImage vmlinux=build/obj-bench/vmlinux
-initrd=build/bench/initramfs.cpio.gz out=build/bench/trace
+obj=build/obj-bench initrd=build/bench/initramfs.cpio.gz out=build/bench/trace
+lsm="lsm=capability,denywrite" extra=
+if [ $distro = yes ]; then
+	obj=build/obj-distro initrd=build/bench-distro/initramfs.cpio.gz
+	out=build/bench-distro/trace lsm= extra="dwb.libdir=/usr/lib/x86_64-linux-gnu"
+	[ "$1" = stock ] && obj=build/obj-distro-stock
+	if [ ! -f $initrd ]; then
+		make -s -C policy-tool && make -s -C tests/guest && make -s -C tests/bench
+		mkdir -p build/bench-distro && scripts/mkinitramfs.sh $initrd
+	fi
+fi
+[ -n "${BT_ONLY:-}" ] && extra="$extra dwb.only=$BT_ONLY"
+bz=$obj/arch/x86/boot/bzImage vmlinux=$obj/vmlinux
 for f in $bz $vmlinux $initrd; do
 	[ -f $f ] || { echo "bench-trace: no $f: run make bench first" >&2; exit 1; }
 done
@@ -25,7 +45,7 @@ mkdir -p $out
 port=$((20000 + $$ % 20000))
 QEMU_EXTRA="-icount shift=0,sleep=off -smp 1,sockets=1,cores=1,threads=1 -gdb tcp::$port -S" \
 QEMU_TIMEOUT=900 scripts/boot.sh $bz $initrd $out/boot \
-	"lsm=capability,denywrite i8042.noaux i8042.nokbd noapictimer tsc=reliable norandmaps nokaslr dwsuite=bench dwb.configs=$1 dwb.rounds=1 dwb.macro=0 dwb.slab=0" \
+	"$lsm $extra i8042.noaux i8042.nokbd noapictimer tsc=reliable norandmaps nokaslr dwsuite=bench dwb.configs=$1 dwb.rounds=1 dwb.macro=0 dwb.slab=0" \
 	>/dev/null 2>&1 &
 qemu=$!
 sleep 2

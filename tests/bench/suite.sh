@@ -16,6 +16,8 @@
 #                        the packaged policy, as ld.so maps a library
 #   dwb.settle=1         (make bench-distro) before each dwbench run, wait
 #                        until the CPU was idle for a second (settle below)
+#   dwb.only=OP,...      dwbench --only: these operations only
+#                        (scripts/bench-trace.sh)
 # Configurations: stock and nolsm (denywrite not in lsm=: nothing to set),
 # off and audit (that mode, rule "exec /"), exec and all (enforce, "exec /"
 # or "all /"), rN-match (enforce: N-1 rules on empty directories, then
@@ -183,6 +185,7 @@ slab=$(param slab 0)
 libdir=$(param libdir "")
 holders=$(param holders 200)
 settle=$(param settle 0)
+only=$(param only "")
 dwbench_args=
 slab_config="exec"
 if [ -n "$libdir" ]; then
@@ -228,6 +231,7 @@ while [ $r -le "$rounds" ]; do
 			echo "PASS policy_in_place_for_${c}_round_$r"
 			micro=
 			[ $r -gt "$macro" ] && micro=--micro-only
+			[ -n "$only" ] && micro="--only $only"
 			# shellcheck disable=SC2086
 			$B/dwbench --group "bench-$c-r$r" --rounds 1 --scale "$scale" \
 				$micro $dwbench_args
