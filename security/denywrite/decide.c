@@ -126,7 +126,9 @@ int denywrite_use_covered(struct file *file, const struct path *path,
  * @hold: DENYWRITE_HOLD_TRANSIENT or 0
  *
  * The hot path of executable mappings under "all /": no policy lookup,
- * unless writers are found and the rule is wanted for the log.
+ * unless writers are found and the rule is wanted for the log.  The
+ * policy's SRCU section is taken all the same: the hold is taken inside it
+ * (see denywrite_file_protect()).
  *
  * Return: as denywrite_use().
  */
@@ -138,13 +140,13 @@ int denywrite_use_root(struct file *file, u8 scope, u8 flags,
 
 	if (FMODE_FSNOTIFY_HSM(file->f_mode))
 		return 0;
-	err = protect(file, flags, ev.mode, hold);
-	if (err != -ETXTBSY)
-		return err;
 	idx = srcu_read_lock(&denywrite_policy_srcu);
-	ev.rule = denywrite_policy_match(denywrite_policy_current(),
-					 file_user_path(file), scope);
-	err = verdict(&ev, file, NULL);
+	err = protect(file, flags, ev.mode, hold);
+	if (err == -ETXTBSY) {
+		ev.rule = denywrite_policy_match(denywrite_policy_current(),
+						 file_user_path(file), scope);
+		err = verdict(&ev, file, NULL);
+	}
 	srcu_read_unlock(&denywrite_policy_srcu, idx);
 	return err;
 }

@@ -70,8 +70,9 @@ int denywrite_mode_parse(const char *s, enum denywrite_mode *mode)
  * denywrite_set_mode - change the mode, and switch the hooks to match
  * @mode: the new mode
  *
- * Context: process context; may sleep (waits for an RCU grace period when
- * the mode goes off, or from enforce to audit).
+ * Context: process context, outside the policy's SRCU read-side section;
+ * may sleep (waits for its grace period when the mode goes off, or from
+ * enforce to audit).
  */
 void denywrite_set_mode(enum denywrite_mode mode)
 {

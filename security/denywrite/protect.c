@@ -68,8 +68,10 @@
 #include <linux/sched.h>
 #include <linux/shmem_fs.h>
 #include <linux/spinlock.h>
+#include <linux/srcu.h>
 #include <linux/xarray.h>
 
+#include "policy.h"
 #include "protect.h"
 
 /* Set once the writers of the file were checked (or allowed). */
@@ -99,7 +101,7 @@
  */
 struct denywrite_held {
 	spinlock_t lock;	/* protects @files and their holds */
-	struct list_head files;
+	struct hlist_head files;
 };
 
 static DEFINE_PER_CPU(struct denywrite_held, held_files);
@@ -317,12 +319,13 @@ void denywrite_shared_write(struct file *file)
  * F_SEAL_WRITE refuses them the same way (memfd_wait_for_pins()).  A pin
  * for writing needs a shared writable mapping first: the pages of a file
  * never mapped so are not looked at, which spares the exec of every
- * program on tmpfs a walk of its pages.  Called under RCU.
+ * program on tmpfs a walk of its pages.
  */
 static bool has_pinned_pages(const struct inode *inode)
 {
 	XA_STATE(xas, &inode->i_mapping->i_pages, 0);
 	struct folio *folio;
+	bool pinned = false;
 
 	/*
 	 * The flag was set before the mapping it was set for counted in
@@ -333,13 +336,17 @@ static bool has_pinned_pages(const struct inode *inode)
 	if (!READ_ONCE(denywrite_inode(inode)->shared_write) ||
 	    !shmem_mapping(inode->i_mapping))
 		return false;
+	rcu_read_lock();
 	xas_for_each(&xas, folio, ULONG_MAX) {
 		if (xas_retry(&xas, folio) || xa_is_value(folio))
 			continue;
-		if (folio_maybe_dma_pinned(folio))
-			return true;
+		if (folio_maybe_dma_pinned(folio)) {
+			pinned = true;
+			break;
+		}
 	}
-	return false;
+	rcu_read_unlock();
+	return pinned;
 }
 
 /* Would a file of these inodes let writes in while it runs? */
@@ -455,7 +462,7 @@ static int hold_record(struct file *file, const struct inode *const inodes[2],
 	blob->cpu = raw_smp_processor_id();
 	held = per_cpu_ptr(&held_files, blob->cpu);
 	spin_lock(&held->lock);
-	list_add(&blob->node, &held->files);
+	hlist_add_head(&blob->node, &held->files);
 	spin_unlock(&held->lock);
 	namer_set(file);
 	return 0;
@@ -534,6 +541,9 @@ static int hold_take(struct file *file, enum denywrite_writers writers,
  * are.  A protector that read enforce mode before the mode went to audit
  * takes a counted hold: see denywrite_protect_relax().
  *
+ * Context: inside the policy's SRCU read-side section
+ * (&denywrite_policy_srcu), which the decision holds anyway: the mode
+ * switches wait for it (see denywrite_protect_stop()).
  * Return: 0, -ETXTBSY, or -EOVERFLOW if the inode has as many holders (or
  * i_writecount as many denials) as a count can take.
  */
@@ -543,13 +553,14 @@ int denywrite_file_protect(struct file *file, enum denywrite_writers writers,
 	unsigned long *flags;
 	int err = 0;
 
-	if (!S_ISREG(file_inode(file)->i_mode))
-		return 0;
 	/*
 	 * Holds are taken and their flags changed only in a read-side
 	 * section that saw tracking set: see denywrite_protect_stop().
 	 */
-	rcu_read_lock();
+	RCU_LOCKDEP_WARN(!srcu_read_lock_held(&denywrite_policy_srcu),
+			 "%s() outside the policy's SRCU section", __func__);
+	if (!S_ISREG(file_inode(file)->i_mode))
+		return 0;
 	if ((hold & DENYWRITE_HOLD_DENY) &&
 	    denywrite_get_mode() != DENYWRITE_MODE_ENFORCE)
 		hold ^= DENYWRITE_HOLD_DENY | DENYWRITE_HOLD_KEEP_BUSY;
@@ -560,7 +571,6 @@ int denywrite_file_protect(struct file *file, enum denywrite_writers writers,
 		else
 			err = hold_take(file, writers, hold);
 	}
-	rcu_read_unlock();
 	return err;
 }
 
@@ -615,7 +625,7 @@ static unsigned long blob_unlist(struct denywrite_file *blob)
 {
 	unsigned long flags = blob->flags;
 
-	list_del_init(&blob->node);
+	hlist_del_init(&blob->node);
 	WRITE_ONCE(blob->flags, 0);
 	return flags;
 }
@@ -634,7 +644,7 @@ static unsigned long hold_unlist(struct file *file, bool transient_only)
 	unsigned long flags = 0;
 
 	spin_lock(&held->lock);
-	if (!list_empty(&blob->node) &&
+	if (!hlist_unhashed(&blob->node) &&
 	    (!transient_only || test_bit(HOLD_TRANSIENT, &blob->flags)))
 		flags = blob_unlist(blob);
 	spin_unlock(&held->lock);
@@ -706,12 +716,13 @@ bool denywrite_file_mark_audited(struct file *file)
 	struct denywrite_file *blob = denywrite_file(file);
 	unsigned int gen;
 	bool first;
+	int idx;
 
 	/* As in denywrite_file_protect(). */
-	rcu_read_lock();
+	idx = srcu_read_lock(&denywrite_policy_srcu);
 	gen = READ_ONCE(generation);
 	first = !tracking_on() || xchg(&blob->marked, gen) != gen;
-	rcu_read_unlock();
+	srcu_read_unlock(&denywrite_policy_srcu, idx);
 	return first;
 }
 
@@ -756,15 +767,15 @@ static void hold_relax(struct denywrite_file *blob, const struct inode *inode)
  *
  * Called after the mode went from enforce to audit (see mode.c): the
  * writers of a file held in enforce mode are allowed, and logged, from
- * now on.  After a grace period every protector that read enforce mode in
- * denywrite_file_protect() has recorded its hold, and every later one
- * takes a counted hold; then every denying hold is made a counted one.  A
- * writer that races the switch may be refused by both kinds a moment,
- * never by neither.
+ * now on.  After a grace period of the policy's SRCU every protector that
+ * read enforce mode in denywrite_file_protect() has recorded its hold, and
+ * every later one takes a counted hold; then every denying hold is made a
+ * counted one.  A writer that races the switch may be refused by both
+ * kinds a moment, never by neither.
  *
- * Context: process context; sleeps for an RCU grace period.  Each CPU's
- * list is walked under its lock, which the holds and releases of files on
- * it wait for meanwhile.
+ * Context: process context, outside the policy's SRCU read-side section;
+ * sleeps for its grace period.  Each CPU's list is walked under its lock,
+ * which the holds and releases of files on it wait for meanwhile.
  */
 void denywrite_protect_relax(void)
 {
@@ -772,11 +783,11 @@ void denywrite_protect_relax(void)
 	struct denywrite_file *blob;
 	int cpu;
 
-	synchronize_rcu();
+	synchronize_srcu(&denywrite_policy_srcu);
 	for_each_possible_cpu(cpu) {
 		held = per_cpu_ptr(&held_files, cpu);
 		spin_lock(&held->lock);
-		list_for_each_entry(blob, &held->files, node)
+		hlist_for_each_entry(blob, &held->files, node)
 			hold_relax(blob, file_inode(blob->file));
 		spin_unlock(&held->lock);
 	}
@@ -790,8 +801,8 @@ static unsigned long hold_pop(struct denywrite_held *held,
 	unsigned long flags = 0;
 
 	spin_lock(&held->lock);
-	blob = list_first_entry_or_null(&held->files, struct denywrite_file,
-					node);
+	blob = hlist_entry_safe(held->files.first, struct denywrite_file,
+				node);
 	if (blob) {
 		*file = blob->file;
 		flags = blob_unlist(blob);
@@ -808,15 +819,16 @@ static unsigned long hold_pop(struct denywrite_held *held,
  * or mapped again in a mode that protects.
  *
  * denywrite_file_protect() and denywrite_file_mark_audited() test tracking
- * and change a file's blob in RCU read-side sections: after a grace
- * period, every section that saw it set is over, and every later one sees
- * it cleared, so that no hold changes but by release.  A hold is then
- * dropped by whoever takes it off its list first, here or at its file's
- * release, which waits for the list's lock meanwhile; the marks go with
- * the generation.
+ * and change a file's blob in the policy's SRCU read-side sections, which
+ * the decision holds anyway: after a grace period, every section that saw
+ * it set is over, and every later one sees it cleared, so that no hold
+ * changes but by release.  A hold is then dropped by whoever takes it off
+ * its list first, here or at its file's release, which waits for the
+ * list's lock meanwhile; the marks go with the generation.
  *
- * Context: process context; sleeps for an RCU grace period, and gives the
- * CPU up between two holds when the CPU is wanted.
+ * Context: process context, outside the policy's SRCU read-side section;
+ * sleeps for its grace period, and gives the CPU up between two holds when
+ * the CPU is wanted.
  */
 void denywrite_protect_stop(void)
 {
@@ -825,7 +837,7 @@ void denywrite_protect_stop(void)
 	int cpu;
 
 	WRITE_ONCE(tracking, false);
-	synchronize_rcu();
+	synchronize_srcu(&denywrite_policy_srcu);
 	WRITE_ONCE(generation, generation + 1 ?: 1);
 	for_each_possible_cpu(cpu) {
 		while ((flags = hold_pop(per_cpu_ptr(&held_files, cpu), &file))) {
@@ -847,6 +859,6 @@ void __init denywrite_protect_init(void)
 	for_each_possible_cpu(cpu) {
 		held = per_cpu_ptr(&held_files, cpu);
 		spin_lock_init(&held->lock);
-		INIT_LIST_HEAD(&held->files);
+		INIT_HLIST_HEAD(&held->files);
 	}
 }

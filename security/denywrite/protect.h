@@ -73,7 +73,7 @@ struct denywrite_file {
 	unsigned long flags;
 	struct file *file;
 	const struct inode *other;
-	struct list_head node;
+	struct hlist_node node;
 	int cpu;
 	unsigned int marked;
 };

@@ -16,7 +16,9 @@
 #include <linux/kthread.h>
 #include <linux/sched.h>
 #include <linux/shmem_fs.h>
+#include <linux/srcu.h>
 
+#include "policy.h"
 #include "protect.h"
 
 static void restore_tracking(void *unused)
@@ -60,9 +62,20 @@ static struct file *reopen(struct kunit *test, struct file *file)
 	return other;
 }
 
+/* denywrite_file_protect() in the policy's SRCU section, as the hooks call it. */
+static int protect_as(struct file *file, enum denywrite_writers writers,
+		      unsigned int hold)
+{
+	int idx = srcu_read_lock(&denywrite_policy_srcu);
+	int err = denywrite_file_protect(file, writers, hold);
+
+	srcu_read_unlock(&denywrite_policy_srcu, idx);
+	return err;
+}
+
 static int protect(struct file *file)
 {
-	return denywrite_file_protect(file, DENYWRITE_WRITERS_NONE, 0);
+	return protect_as(file, DENYWRITE_WRITERS_NONE, 0);
 }
 
 /*
@@ -299,8 +312,7 @@ static void enforce_for_test(struct kunit *test)
 
 static int protect_deny(struct file *file)
 {
-	return denywrite_file_protect(file, DENYWRITE_WRITERS_CHECK,
-				      DENYWRITE_HOLD_DENY);
+	return protect_as(file, DENYWRITE_WRITERS_CHECK, DENYWRITE_HOLD_DENY);
 }
 
 /*
@@ -351,8 +363,8 @@ static void refused_denying_hold_leaves_no_trace(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&blob->denials), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&blob->claims), 0);
 	KUNIT_EXPECT_FALSE(test, denywrite_file_is_protected(a));
-	KUNIT_EXPECT_EQ(test, denywrite_file_protect(a, DENYWRITE_WRITERS_NONE,
-						     DENYWRITE_HOLD_DENY), 0);
+	KUNIT_EXPECT_EQ(test, protect_as(a, DENYWRITE_WRITERS_NONE,
+					 DENYWRITE_HOLD_DENY), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&blob->holders), 1);
 	KUNIT_EXPECT_TRUE(test, denywrite_inode_protected(inode));
 	denywrite_file_drop(a);
