@@ -60,8 +60,8 @@ CONFIGS_DISTRO = [
                              "programs and mapping the files"),
     ("nolsm-bg", "no-dw+bg", "no-dw, the same background"),
     ("pkgoff-bg", "off+bg", "off, the same background"),
-    ("pkg-bg", "pkg+bg", "pkg, the same background (every hold goes to "
-                         "the table)"),
+    ("pkg-bg", "pkg+bg", "pkg, the same background (every file mapped is "
+                         "held by 200 others)"),
 ]
 # Issue 21's targets: (configuration, operations or None for all, limit).
 TARGETS = [
