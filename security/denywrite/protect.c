@@ -558,7 +558,7 @@ int denywrite_file_protect(struct file *file, enum denywrite_writers writers,
 	 * section that saw tracking set: see denywrite_protect_stop().
 	 */
 	RCU_LOCKDEP_WARN(!srcu_read_lock_held(&denywrite_policy_srcu),
-			 "%s() outside the policy's SRCU section", __func__);
+			 "denywrite hold taken outside the policy's SRCU section");
 	if (!S_ISREG(file_inode(file)->i_mode))
 		return 0;
 	if ((hold & DENYWRITE_HOLD_DENY) &&
