@@ -73,19 +73,34 @@ static int protect(struct file *file, u8 flags, enum denywrite_mode mode,
 }
 
 /*
+ * The mode's verdict on @op under @rule, which found writers of @file.
+ * Cold and out of line: the event it logs lives on its own stack, not on
+ * the stack of every executable mapping (and its stack protector check).
+ */
+static noinline __cold int busy(enum denywrite_op op,
+				enum denywrite_mode mode,
+				const struct denywrite_rule *rule,
+				struct file *file)
+{
+	struct denywrite_event ev = { .op = op, .mode = mode, .rule = rule };
+
+	return verdict(&ev, file, NULL);
+}
+
+/*
  * Protect @file, covered by @rule, for @op: 0, -ETXTBSY if the mode
  * refuses it (writers were found), or another error of
- * denywrite_file_protect().
+ * denywrite_file_protect().  Inline: every executable mapping under a
+ * rule comes here.
  */
-static int use(struct file *file, const struct denywrite_rule *rule,
-	       enum denywrite_op op, unsigned int hold)
+static __always_inline int use(struct file *file,
+			       const struct denywrite_rule *rule,
+			       enum denywrite_op op, unsigned int hold)
 {
-	struct denywrite_event ev = {
-		.op = op, .mode = denywrite_get_mode(), .rule = rule,
-	};
-	int err = protect(file, rule->flags, ev.mode, hold);
+	enum denywrite_mode mode = denywrite_get_mode();
+	int err = protect(file, rule->flags, mode, hold);
 
-	return err == -ETXTBSY ? verdict(&ev, file, NULL) : err;
+	return err == -ETXTBSY ? busy(op, mode, rule, file) : err;
 }
 
 /**
@@ -135,18 +150,18 @@ int denywrite_use_covered(struct file *file, const struct path *path,
 int denywrite_use_root(struct file *file, u8 scope, u8 flags,
 		       enum denywrite_op op, unsigned int hold)
 {
-	struct denywrite_event ev = { .op = op, .mode = denywrite_get_mode() };
+	enum denywrite_mode mode = denywrite_get_mode();
 	int idx, err;
 
 	if (FMODE_FSNOTIFY_HSM(file->f_mode))
 		return 0;
 	idx = srcu_read_lock(&denywrite_policy_srcu);
-	err = protect(file, flags, ev.mode, hold);
-	if (err == -ETXTBSY) {
-		ev.rule = denywrite_policy_match(denywrite_policy_current(),
-						 file_user_path(file), scope);
-		err = verdict(&ev, file, NULL);
-	}
+	err = protect(file, flags, mode, hold);
+	if (err == -ETXTBSY)
+		err = busy(op, mode,
+			   denywrite_policy_match(denywrite_policy_current(),
+						  file_user_path(file), scope),
+			   file);
 	srcu_read_unlock(&denywrite_policy_srcu, idx);
 	return err;
 }

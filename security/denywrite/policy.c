@@ -442,6 +442,23 @@ index_slot(const struct denywrite_policy *policy, const struct inode *inode)
 	return &policy->index[i];
 }
 
+/*
+ * denywrite_policy_find(), inline for the walk, which calls it at each
+ * directory of every executable mapping under a "lib" rule.
+ */
+static __always_inline const struct denywrite_rule *
+index_find(const struct denywrite_policy *policy, const struct dentry *dentry)
+{
+	const struct inode *inode = d_inode_rcu(dentry);
+	const struct denywrite_rule *rule;
+
+	if (!policy->index || !inode)
+		return NULL;
+	rule = *index_slot(policy, inode);
+	return rule && !READ_ONCE(rule->gone) ? rule : NULL;
+}
+
+#if IS_ENABLED(CONFIG_KUNIT)
 /**
  * denywrite_policy_find - the rule on @dentry's object itself
  * @policy: an indexed policy (see denywrite_policy_finish())
@@ -452,18 +469,13 @@ index_slot(const struct denywrite_policy *policy, const struct inode *inode)
  * Return: the rule whose object is @dentry's inode, or NULL; never the
  * root rule, nor a rule whose filesystem went away.
  */
-VISIBLE_IF_KUNIT const struct denywrite_rule *
+const struct denywrite_rule *
 denywrite_policy_find(const struct denywrite_policy *policy,
 		      const struct dentry *dentry)
 {
-	const struct inode *inode = d_inode_rcu(dentry);
-	const struct denywrite_rule *rule;
-
-	if (!policy->index || !inode)
-		return NULL;
-	rule = *index_slot(policy, inode);
-	return rule && !READ_ONCE(rule->gone) ? rule : NULL;
+	return index_find(policy, dentry);
 }
+#endif
 
 /* Reject two rules of one name, comparing name hashes first. */
 static int check_names(const struct denywrite_policy *policy)
@@ -1082,9 +1094,10 @@ int __init denywrite_policy_classic(void)
  * The rule on @dentry or on one of its ancestors in its filesystem, with
  * @scope, or NULL.  Unlocked, give up (ERR_PTR(-EAGAIN)) as soon as @seq
  * says a rename raced with the walk: a walk that sees renames half done
- * may see no end.
+ * may see no end.  Inline, as walk_filesystem() is: they are the hot path
+ * of every executable mapping under a "lib" rule.
  */
-static const struct denywrite_rule *
+static __always_inline const struct denywrite_rule *
 walk_dentries(const struct denywrite_policy *policy,
 	      const struct dentry *dentry, u8 scope, unsigned int seq,
 	      bool locked)
@@ -1093,7 +1106,7 @@ walk_dentries(const struct denywrite_policy *policy,
 	unsigned int n = 0;
 
 	for (;;) {
-		rule = denywrite_policy_find(policy, dentry);
+		rule = index_find(policy, dentry);
 		if (rule && (rule->scope & scope))
 			return rule;
 		if (IS_ROOT(dentry))
@@ -1111,7 +1124,7 @@ walk_dentries(const struct denywrite_policy *policy,
  * ancestors of @dentry, which the caller holds, stay while rename_lock is
  * held.
  */
-static const struct denywrite_rule *
+static __always_inline const struct denywrite_rule *
 walk_filesystem(const struct denywrite_policy *policy,
 		const struct dentry *dentry, u8 scope)
 {
@@ -1129,6 +1142,31 @@ walk_filesystem(const struct denywrite_policy *policy,
 	read_seqlock_excl(&rename_lock);
 	rule = walk_dentries(policy, dentry, scope, 0, true);
 	read_sequnlock_excl(&rename_lock);
+	return rule;
+}
+
+/*
+ * The walk on from the root of @path's filesystem: from the mountpoint of
+ * each mount in its parent mount, up to a mount that has no parent.
+ * Crossing takes references (follow_up()).  Out of line: the walk of the
+ * file's own filesystem, where most walks end, needs no copy of the path
+ * on its stack, nor the stack protector's check that goes with it.
+ */
+static noinline const struct denywrite_rule *
+walk_mounts(const struct denywrite_policy *policy, const struct path *path,
+	    u8 scope)
+{
+	const struct denywrite_rule *rule = NULL;
+	struct path p = *path;
+
+	path_get(&p);
+	while (follow_up(&p)) {
+		rule = walk_filesystem(policy, p.dentry, scope);
+		if (rule)
+			break;
+		cond_resched();
+	}
+	path_put(&p);
 	return rule;
 }
 
@@ -1150,7 +1188,7 @@ walk_filesystem(const struct denywrite_policy *policy,
  *
  * Each filesystem is walked by walk_filesystem(), which writes nothing to
  * memory shared with other CPUs unless a rename races with it.  Crossing to
- * the parent mount takes references (follow_up()); most walks end on the
+ * the parent mount takes references (walk_mounts()); most walks end on the
  * file's own filesystem, at its rule or at the root, and cross nothing.
  *
  * Context: may sleep.
@@ -1162,23 +1200,9 @@ denywrite_policy_walk(const struct denywrite_policy *policy,
 		      const struct path *path, u8 scope)
 {
 	const struct denywrite_rule *rule;
-	struct path p = *path;
-	bool crossed = false;
 
-	for (;;) {
-		rule = walk_filesystem(policy, p.dentry, scope);
-		if (rule || !p.mnt)
-			break;
-		if (!crossed) {
-			path_get(&p);
-			crossed = true;
-		} else {
-			cond_resched();
-		}
-		if (!follow_up(&p))
-			break;
-	}
-	if (crossed)
-		path_put(&p);
+	rule = walk_filesystem(policy, path->dentry, scope);
+	if (!rule && path->mnt)
+		rule = walk_mounts(policy, path, scope);
 	return rule ?: denywrite_policy_root(policy, scope);
 }

@@ -16,7 +16,10 @@
  * hold is the inode's counts, a cmpxchg() of the blob's flags and a list
  * insertion under the list's lock; dropping it, the list's lock and the
  * counts.  Nothing is allocated, nothing is looked up, however many files
- * hold one inode.
+ * hold one inode.  The helpers of taking and dropping a hold are inlined
+ * (__always_inline) into denywrite_file_protect() and the release: every
+ * executable mapping under a rule takes that path, and a call costs it
+ * more than the helper's own work.
  *
  * On a stacked filesystem (overlayfs, FUSE passthrough) two files stand
  * for one: the file the process opened, on the stacking inode, and the
@@ -142,7 +145,8 @@ static bool tracking_on(void)
  * the inode of the file the process opened too, so that the mapped file
  * is not written through the merged path either.
  */
-static void deny_inodes(struct file *file, const struct inode *inodes[2])
+static __always_inline void deny_inodes(struct file *file,
+					const struct inode *inodes[2])
 {
 	inodes[0] = file_inode(file);
 	inodes[1] = NULL;
@@ -170,7 +174,7 @@ static void hold_inodes(struct file *file, const struct inode *inodes[2])
  * Raise a count unless it would wrap: a holders count that wrapped to zero
  * would leave a file unprotected.  The count before, or -1 if it is full.
  */
-static int count_inc(atomic_t *count)
+static __always_inline int count_inc(atomic_t *count)
 {
 	int old = atomic_fetch_add_unless(count, 1, INT_MAX);
 
@@ -201,7 +205,7 @@ static void inodes_unclaim(const struct inode *const inodes[2])
  * inode once for each kind of hold it has (both only while the mode goes
  * from audit to enforce, or a hold that cannot fail found writers).
  */
-static bool count_hold(atomic_t *count)
+static __always_inline bool count_hold(atomic_t *count)
 {
 	int old = count_inc(count);
 
@@ -210,7 +214,7 @@ static bool count_hold(atomic_t *count)
 	return old >= 0;
 }
 
-static void count_unhold(atomic_t *count)
+static __always_inline void count_unhold(atomic_t *count)
 {
 	if (atomic_dec_and_test(count))
 		atomic_long_dec(&protected_inodes);
@@ -234,7 +238,7 @@ static void inode_unhold(const struct inode *inode)
  * writer it refuses finds it counted (hook_write_access_denied()); a
  * denial that fails uncounts it, and leaves nothing on i_writecount.
  */
-static int inode_deny(const struct inode *inode)
+static __always_inline int inode_deny(const struct inode *inode)
 {
 	atomic_t *count = &((struct inode *)inode)->i_writecount;
 
@@ -253,13 +257,13 @@ static int inode_deny(const struct inode *inode)
  * that a writer refused before finds the count still up unless it reads it
  * after both (a refusal as the last hold goes: not counted).
  */
-static void inode_undeny(const struct inode *inode)
+static __always_inline void inode_undeny(const struct inode *inode)
 {
 	atomic_inc(&((struct inode *)inode)->i_writecount);
 	count_unhold(&denywrite_inode(inode)->denials);
 }
 
-static int inodes_deny(const struct inode *const inodes[2])
+static __always_inline int inodes_deny(const struct inode *const inodes[2])
 {
 	int err = inode_deny(inodes[0]);
 
@@ -271,7 +275,8 @@ static int inodes_deny(const struct inode *const inodes[2])
 	return err;
 }
 
-static void inodes_undeny(const struct inode *const inodes[2])
+static __always_inline void
+inodes_undeny(const struct inode *const inodes[2])
 {
 	inode_undeny(inodes[0]);
 	if (inodes[1])
@@ -289,7 +294,8 @@ static int inodes_hold(const struct inode *const inodes[2])
 	return 0;
 }
 
-static void inodes_unhold(const struct inode *const inodes[2])
+static __always_inline void
+inodes_unhold(const struct inode *const inodes[2])
 {
 	inode_unhold(inodes[0]);
 	if (inodes[1])
@@ -413,7 +419,8 @@ static int hold_update(struct file *file, unsigned long *flags,
 }
 
 /* Drop a hold of @inodes, whose kind is in @flags. */
-static void hold_undo(const struct inode *const inodes[2], unsigned long flags)
+static __always_inline void hold_undo(const struct inode *const inodes[2],
+				      unsigned long flags)
 {
 	if (flags & BIT(HOLD_DENIED))
 		inodes_undeny(inodes);
@@ -446,9 +453,10 @@ static void namer_clear(struct file *file)
  * another thread recorded a hold of @file first, drop ours and update
  * that one.
  */
-static int hold_record(struct file *file, const struct inode *const inodes[2],
-		       unsigned long flags, enum denywrite_writers writers,
-		       unsigned int hold)
+static __always_inline int
+hold_record(struct file *file, const struct inode *const inodes[2],
+	    unsigned long flags, enum denywrite_writers writers,
+	    unsigned int hold)
 {
 	struct denywrite_file *blob = denywrite_file(file);
 	struct denywrite_held *held;
@@ -469,33 +477,18 @@ static int hold_record(struct file *file, const struct inode *const inodes[2],
 }
 
 /*
- * Protect @file, which had no hold when we looked.  A denying hold is
- * exec's denial of write access to its inode, nothing more: no claim, no
- * other check, and no trace if it fails.  A counted hold claims the file's
- * inodes, checks their writers, and holds them.
+ * A counted hold of @file: claim its inodes, check their writers, and hold
+ * them.  Out of line, with its own array of inodes: in hold_take(), the
+ * array of a denying hold then stays in registers, and the hot path of a
+ * hold needs no stack protector's check.
  */
-static int hold_take(struct file *file, enum denywrite_writers writers,
-		     unsigned int hold)
+static noinline int hold_take_counted(struct file *file, unsigned long flags,
+				      enum denywrite_writers writers,
+				      unsigned int hold)
 {
 	const struct inode *inodes[2];
-	unsigned long flags = 0;
 	bool busy;
 	int err;
-
-	if (writers != DENYWRITE_WRITERS_IGNORE)
-		flags |= BIT(HOLD_CHECKED);
-	if (hold & DENYWRITE_HOLD_TRANSIENT)
-		flags |= BIT(HOLD_TRANSIENT);
-	if (hold & DENYWRITE_HOLD_DENY) {
-		deny_inodes(file, inodes);
-		err = inodes_deny(inodes);
-		if (!err)
-			return hold_record(file, inodes, flags | BIT(HOLD_DENIED),
-					   writers, hold);
-		/* A protection that cannot fail holds a busy file counted. */
-		if (err != -ETXTBSY || writers != DENYWRITE_WRITERS_NONE)
-			return err;
-	}
 
 	hold_inodes(file, inodes);
 	err = inodes_claim(inodes);
@@ -517,6 +510,37 @@ static int hold_take(struct file *file, enum denywrite_writers writers,
 		return -ETXTBSY;
 	err = hold_record(file, inodes, flags, writers, hold);
 	return err ?: busy ? -ETXTBSY : 0;
+}
+
+/*
+ * Protect @file, which had no hold when we looked.  A denying hold is
+ * exec's denial of write access to its inode, nothing more: no claim, no
+ * other check, and no trace if it fails.  A counted hold claims the file's
+ * inodes, checks their writers, and holds them.
+ */
+static __always_inline int hold_take(struct file *file,
+				     enum denywrite_writers writers,
+				     unsigned int hold)
+{
+	const struct inode *inodes[2];
+	unsigned long flags = 0;
+	int err;
+
+	if (writers != DENYWRITE_WRITERS_IGNORE)
+		flags |= BIT(HOLD_CHECKED);
+	if (hold & DENYWRITE_HOLD_TRANSIENT)
+		flags |= BIT(HOLD_TRANSIENT);
+	if (!(hold & DENYWRITE_HOLD_DENY))
+		return hold_take_counted(file, flags, writers, hold);
+	deny_inodes(file, inodes);
+	err = inodes_deny(inodes);
+	if (!err)
+		return hold_record(file, inodes, flags | BIT(HOLD_DENIED),
+				   writers, hold);
+	/* A protection that cannot fail holds a busy file counted. */
+	if (err != -ETXTBSY || writers != DENYWRITE_WRITERS_NONE)
+		return err;
+	return hold_take_counted(file, flags, writers, hold);
 }
 
 /**
@@ -637,7 +661,8 @@ static unsigned long blob_unlist(struct denywrite_file *blob)
  * mode switch, and changed by the switch to audit mode before or after,
  * never meanwhile.
  */
-static unsigned long hold_unlist(struct file *file, bool transient_only)
+static __always_inline unsigned long
+hold_unlist(struct file *file, bool transient_only)
 {
 	struct denywrite_file *blob = denywrite_file(file);
 	struct denywrite_held *held = per_cpu_ptr(&held_files, blob->cpu);
@@ -652,7 +677,8 @@ static unsigned long hold_unlist(struct file *file, bool transient_only)
 }
 
 /* Drop @file's hold, whose flags were @flags, off its inodes. */
-static void hold_drop(struct file *file, unsigned long flags)
+static __always_inline void hold_drop(struct file *file,
+				      unsigned long flags)
 {
 	const struct inode *inodes[2] = {
 		file_inode(file), denywrite_file(file)->other
@@ -666,7 +692,8 @@ static void hold_drop(struct file *file, unsigned long flags)
  * Drop @file's hold, or only a transient one.  Called by the one thread
  * that may still protect @file, or by none.
  */
-static void file_drop(struct file *file, bool transient_only)
+static __always_inline void file_drop(struct file *file,
+				      bool transient_only)
 {
 	unsigned long flags;
 
