@@ -31,10 +31,10 @@ if [ $distro = yes ]; then
 	obj=build/obj-distro initrd=build/bench-distro/initramfs.cpio.gz
 	out=build/bench-distro/trace lsm= extra="dwb.libdir=/usr/lib/x86_64-linux-gnu"
 	[ "$1" = stock ] && obj=build/obj-distro-stock
-	if [ ! -f $initrd ]; then
-		make -s -C policy-tool && make -s -C tests/guest && make -s -C tests/bench
-		mkdir -p build/bench-distro && scripts/mkinitramfs.sh $initrd
-	fi
+	# Every time, as bench.sh does: an initramfs left from older guest
+	# programs (before dwb.only, say) would trace another loop silently.
+	make -s -C policy-tool && make -s -C tests/guest && make -s -C tests/bench
+	mkdir -p build/bench-distro && scripts/mkinitramfs.sh $initrd
 fi
 [ -n "${BT_ONLY:-}" ] && extra="$extra dwb.only=$BT_ONLY"
 bz=$obj/arch/x86/boot/bzImage vmlinux=$obj/vmlinux
