@@ -105,9 +105,6 @@ for p in $patches; do
 	touches=no
 	grep -q '^+++ b/\(security/denywrite/\|tools/testing/selftests/denywrite/\|Documentation/.*denywrite\)' "$p" &&
 		touches=yes
-	# Its complaints go apart from its list: on this tree of one commit,
-	# the commit of a Fixes: tag is unknown to git, whose error would
-	# otherwise be listed as a maintainer.
 	maint=$(scripts/get_maintainer.pl --no-git --no-git-fallback "$p" 2>"$work/maint.err") ||
 		fail "get_maintainer.pl failed on $name: $(cat "$work/maint.err")"
 	[ -s "$work/maint.err" ] &&
