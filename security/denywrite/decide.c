@@ -20,6 +20,7 @@
 
 #include <linux/fs.h>
 #include <linux/fsnotify.h>
+#include <linux/rcupdate.h>
 #include <linux/srcu.h>
 
 #include "common.h"
@@ -132,6 +133,26 @@ int denywrite_use_covered(struct file *file, const struct path *path,
 	return err;
 }
 
+/*
+ * The mode's verdict on @op under the root rule, which found writers of
+ * @file: the rule is looked up for the log (the root rule, unless another
+ * rule came with a concurrent change of the policy).
+ */
+static noinline __cold int busy_root(struct file *file, u8 scope,
+				     enum denywrite_op op,
+				     enum denywrite_mode mode)
+{
+	int idx, err;
+
+	idx = srcu_read_lock(&denywrite_policy_srcu);
+	err = busy(op, mode,
+		   denywrite_policy_match(denywrite_policy_current(),
+					  file_user_path(file), scope),
+		   file);
+	srcu_read_unlock(&denywrite_policy_srcu, idx);
+	return err;
+}
+
 /**
  * denywrite_use_root - protect @file for @op under the root rule
  * @file: a file being executed or mapped executable
@@ -141,9 +162,10 @@ int denywrite_use_covered(struct file *file, const struct path *path,
  * @hold: DENYWRITE_HOLD_TRANSIENT or 0
  *
  * The hot path of executable mappings under "all /": no policy lookup,
- * unless writers are found and the rule is wanted for the log.  The
- * policy's SRCU section is taken all the same: the hold is taken inside it
- * (see denywrite_file_protect()).
+ * unless writers are found and the rule is wanted for the log.  The hold
+ * is taken in an RCU read-side section, which costs less than the
+ * policy's SRCU section and is waited for as well (see
+ * denywrite_file_protect()).
  *
  * Return: as denywrite_use().
  */
@@ -151,18 +173,15 @@ int denywrite_use_root(struct file *file, u8 scope, u8 flags,
 		       enum denywrite_op op, unsigned int hold)
 {
 	enum denywrite_mode mode = denywrite_get_mode();
-	int idx, err;
+	int err;
 
 	if (FMODE_FSNOTIFY_HSM(file->f_mode))
 		return 0;
-	idx = srcu_read_lock(&denywrite_policy_srcu);
+	rcu_read_lock();
 	err = protect(file, flags, mode, hold);
-	if (err == -ETXTBSY)
-		err = busy(op, mode,
-			   denywrite_policy_match(denywrite_policy_current(),
-						  file_user_path(file), scope),
-			   file);
-	srcu_read_unlock(&denywrite_policy_srcu, idx);
+	rcu_read_unlock();
+	if (unlikely(err == -ETXTBSY))
+		return busy_root(file, scope, op, mode);
 	return err;
 }
 

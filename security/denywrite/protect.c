@@ -566,8 +566,10 @@ static __always_inline int hold_take(struct file *file,
  * takes a counted hold: see denywrite_protect_relax().
  *
  * Context: inside the policy's SRCU read-side section
- * (&denywrite_policy_srcu), which the decision holds anyway: the mode
- * switches wait for it (see denywrite_protect_stop()).
+ * (&denywrite_policy_srcu), which the decision holds anyway, or in an RCU
+ * read-side section where it needs no policy (denywrite_use_root()): the
+ * mode switches wait for both (see denywrite_protect_stop()).  Does not
+ * sleep.
  * Return: 0, -ETXTBSY, or -EOVERFLOW if the inode has as many holders (or
  * i_writecount as many denials) as a count can take.
  */
@@ -581,8 +583,9 @@ int denywrite_file_protect(struct file *file, enum denywrite_writers writers,
 	 * Holds are taken and their flags changed only in a read-side
 	 * section that saw tracking set: see denywrite_protect_stop().
 	 */
-	RCU_LOCKDEP_WARN(!srcu_read_lock_held(&denywrite_policy_srcu),
-			 "denywrite hold taken outside the policy's SRCU section");
+	RCU_LOCKDEP_WARN(!srcu_read_lock_held(&denywrite_policy_srcu) &&
+			 !rcu_read_lock_held(),
+			 "denywrite hold taken outside an (S)RCU section");
 	if (!S_ISREG(file_inode(file)->i_mode))
 		return 0;
 	if ((hold & DENYWRITE_HOLD_DENY) &&
@@ -763,6 +766,18 @@ long denywrite_protected_inodes(void)
 	return atomic_long_read(&protected_inodes);
 }
 
+/*
+ * Wait until every protector that may have read tracking set, or the mode
+ * before its change, is done with the file it protects: holds are taken
+ * in the policy's SRCU read-side sections, and under the root rule alone
+ * in RCU read-side sections (denywrite_file_protect()).
+ */
+static void wait_for_protectors(void)
+{
+	synchronize_srcu(&denywrite_policy_srcu);
+	synchronize_rcu();
+}
+
 /**
  * denywrite_protect_start - let holds and marks be taken
  *
@@ -794,15 +809,17 @@ static void hold_relax(struct denywrite_file *blob, const struct inode *inode)
  *
  * Called after the mode went from enforce to audit (see mode.c): the
  * writers of a file held in enforce mode are allowed, and logged, from
- * now on.  After a grace period of the policy's SRCU every protector that
- * read enforce mode in denywrite_file_protect() has recorded its hold, and
+ * now on.  After a grace period of the policy's SRCU and one of RCU
+ * (wait_for_protectors()), every protector that read enforce mode in
+ * denywrite_file_protect() has recorded its hold, and
  * every later one takes a counted hold; then every denying hold is made a
  * counted one.  A writer that races the switch may be refused by both
  * kinds a moment, never by neither.
  *
- * Context: process context, outside the policy's SRCU read-side section;
- * sleeps for its grace period.  Each CPU's list is walked under its lock,
- * which the holds and releases of files on it wait for meanwhile.
+ * Context: process context, outside the policy's SRCU and RCU read-side
+ * sections; sleeps for their grace periods.  Each CPU's list is walked
+ * under its lock, which the holds and releases of files on it wait for
+ * meanwhile.
  */
 void denywrite_protect_relax(void)
 {
@@ -810,7 +827,7 @@ void denywrite_protect_relax(void)
 	struct denywrite_file *blob;
 	int cpu;
 
-	synchronize_srcu(&denywrite_policy_srcu);
+	wait_for_protectors();
 	for_each_possible_cpu(cpu) {
 		held = per_cpu_ptr(&held_files, cpu);
 		spin_lock(&held->lock);
@@ -847,15 +864,16 @@ static unsigned long hold_pop(struct denywrite_held *held,
  *
  * denywrite_file_protect() and denywrite_file_mark_audited() test tracking
  * and change a file's blob in the policy's SRCU read-side sections, which
- * the decision holds anyway: after a grace period, every section that saw
- * it set is over, and every later one sees it cleared, so that no hold
+ * the decision holds anyway, or in RCU read-side sections (a hold under
+ * the root rule alone): after a grace period of each, every section that
+ * saw it set is over, and every later one sees it cleared, so that no hold
  * changes but by release.  A hold is then dropped by whoever takes it off
  * its list first, here or at its file's release, which waits for the
  * list's lock meanwhile; the marks go with the generation.
  *
- * Context: process context, outside the policy's SRCU read-side section;
- * sleeps for its grace period, and gives the CPU up between two holds when
- * the CPU is wanted.
+ * Context: process context, outside the policy's SRCU and RCU read-side
+ * sections; sleeps for their grace periods, and gives the CPU up between
+ * two holds when the CPU is wanted.
  */
 void denywrite_protect_stop(void)
 {
@@ -864,7 +882,7 @@ void denywrite_protect_stop(void)
 	int cpu;
 
 	WRITE_ONCE(tracking, false);
-	synchronize_srcu(&denywrite_policy_srcu);
+	wait_for_protectors();
 	WRITE_ONCE(generation, generation + 1 ?: 1);
 	for_each_possible_cpu(cpu) {
 		while ((flags = hold_pop(per_cpu_ptr(&held_files, cpu), &file))) {
