@@ -25,15 +25,17 @@
 #include "policy.h"
 #include "protect.h"
 
-static int hook_mmap_file(struct file *file, unsigned long reqprot,
-			  unsigned long prot, unsigned long flags)
+/*
+ * A shared writable mapping of @file: a writer that cannot be stopped
+ * later, tested after the protection, which an executable one takes
+ * itself.  Out of line: the mappings of programs and libraries are
+ * private, and their path needs no frame.
+ */
+static noinline int mmap_shared_write(struct file *file, unsigned long prot)
 {
 	int err;
 
-	if (!file)
-		return 0;
-	if (unlikely(prot & PROT_WRITE) && (flags & MAP_TYPE) != MAP_PRIVATE)
-		denywrite_shared_write(file);
+	denywrite_shared_write(file);
 	if (denywrite_is_off())
 		return 0;
 	if (current->in_execve) {
@@ -45,12 +47,24 @@ static int hook_mmap_file(struct file *file, unsigned long reqprot,
 		if (err)
 			return err;
 	}
-	/*
-	 * A shared writable mapping is a writer that cannot be stopped later;
-	 * tested after the protection, which an executable one takes itself.
-	 */
-	if ((prot & PROT_WRITE) && (flags & MAP_TYPE) != MAP_PRIVATE)
-		return denywrite_check_writer(file);
+	return denywrite_check_writer(file);
+}
+
+static int hook_mmap_file(struct file *file, unsigned long reqprot,
+			  unsigned long prot, unsigned long flags)
+{
+	if (!file)
+		return 0;
+	if (unlikely(prot & PROT_WRITE) && (flags & MAP_TYPE) != MAP_PRIVATE)
+		return mmap_shared_write(file, prot);
+	if (denywrite_is_off())
+		return 0;
+	if (current->in_execve) {
+		denywrite_exec_mapping(file);
+		return 0;
+	}
+	if (prot & PROT_EXEC)
+		return denywrite_protect_mapping(file);
 	return 0;
 }
 
