@@ -124,7 +124,6 @@ int denywrite_protect_mapping(struct file *file)
 	u8 flags;
 
 	if (!(denywrite_policy_scopes() & DENYWRITE_SCOPE_LIB) ||
-	    !S_ISREG(file_inode(file)->i_mode) ||
 	    denywrite_file_is_protected(file) ||
 	    !(file->f_mode & FMODE_READ) || path_noexec(file_user_path(file)) ||
 	    !may_hold_by_mapping(file))
