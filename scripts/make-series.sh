@@ -17,11 +17,11 @@
 #                           (scripts/series-stage.py: the files each adds,
 #                           and the Makefile, setup.c and hooks.h of that
 #                           step), without take_over_exec_denial(): until
-#                           the last patch, exec keeps its own denial
+#                           patch 0020, exec keeps its own denial
 #   0017 (documentation)    Documentation/
 #   0018 (selftests)        tests/selftests/ as tools/testing/selftests/denywrite/
 #   0020 (exec)             setup.c with take_over_exec_denial(): the patch
-#                           that changes fs/exec.c
+#                           that changes fs/exec.c, and every one after it
 # The tree of the last commit has security/denywrite/ as the repository
 # has it, or the script fails.
 set -eu
@@ -51,9 +51,11 @@ GIT_AUTHOR_DATE="2000-01-01T00:00:00Z" GIT_COMMITTER_DATE="2000-01-01T00:00:00Z"
 	git commit -q -m "linux-source-6.12 $version"
 base=$(git rev-parse HEAD)
 
-# stage PATCH: security/denywrite/ as PATCH leaves it, staged.
+# stage PATCH: security/denywrite/ as PATCH leaves it, staged; with
+# take_over_exec_denial() from the patch that changes fs/exec.c on (the
+# patches are staged in order).
+takeover=
 stage() {
-	takeover=
 	grep -q '^+++ b/fs/exec.c' "$top/patches/$1" && takeover=--takeover
 	rm -rf security/denywrite
 	python3 "$top/scripts/series-stage.py" "$top/security/denywrite" \

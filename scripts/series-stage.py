@@ -10,7 +10,7 @@ the table below, and three files as they are at that step:
   setup.c   without the includes of headers not there yet, the
             registrations of hook families not there yet, the task blob
             before the mappings' patch, and take_over_exec_denial()
-            unless --takeover (the last patch: exec hands its denial over)
+            unless --takeover (patch 0020 and after: exec hands its denial over)
   hooks.h   without the registrations of hook families not there yet, and
             denywrite_check_writer() before the writers' patch
 
