@@ -839,6 +839,47 @@ def kcsan_worker_excuse_needs_its_field_read():
         f"excused (its read, write, 4 bytes, global, offset, known origin): {got}, expected {want}"
 
 
+def kcsan_fast_clock_excuse_needs_the_latch_copies():
+    """The NMI-safe clock's latch read is excused only as a read inside
+    tk_fast_mono or tk_fast_raw, whose addresses and sizes come from the
+    kcsan kernel's vmlinux: not a read of another object (tk_core, which a
+    seqcount_t guards and KCSAN is told of), not one straddling the end
+    of tk_fast_mono, not with a denywrite frame, and never without the
+    vmlinux."""
+    def clock(addr, extra=()):
+        return ["BUG: KCSAN: data-race in timekeeping_cycles_to_ns+0x7f/0xa0",
+                "", f"race at unknown origin, with read to 0x{addr:x} of 8 "
+                "bytes by task 120 on cpu 1:",
+                " timekeeping_cycles_to_ns+0x7f/0xa0",
+                " ktime_get_mono_fast_ns+0x3a/0x70", *extra,
+                " do_syscall_64+0x9e/0x1a0", "",
+                "value changed: 0x000000002c4e5c3b -> 0x000000002c7a8e41", "",
+                "Reported by Kernel Concurrency Sanitizer on:",
+                "=================================================================="]
+    mono, raw, core = 0xffffffff81ca9f00, 0xffffffff81ca9e80, 0xffffffff81fe0500
+    objs = {"tk_fast_mono": (mono, 0x78), "tk_fast_raw": (raw, 0x78),
+            "tk_core": (core, 0x140)}
+    cases = [clock(mono + 0x18), clock(raw + 0x40), clock(core + 0x18),
+             clock(mono + 0x74), clock(mono + 0x18, [" hook_file_open+0x10/0x80"])]
+    saved = report._KERNEL_OBJECTS.get(report.OBJECTS)
+    try:
+        report._KERNEL_OBJECTS[report.OBJECTS] = objs
+        got = [why is not None for c in cases
+               for _, why in report.kcsan_reports(c, {"hook_file_open"})]
+        report._KERNEL_OBJECTS[report.OBJECTS] = {}
+        got += [why is not None for _, why in
+                report.kcsan_reports(cases[0], {"hook_file_open"})]
+    finally:
+        if saved is None:
+            report._KERNEL_OBJECTS.pop(report.OBJECTS, None)
+        else:
+            report._KERNEL_OBJECTS[report.OBJECTS] = saved
+    want = [True, True, False, False, False, False]
+    return None if got == want else \
+        ("excused (mono, raw, tk_core, straddling, denywrite frame, no "
+         f"vmlinux): {got}, expected {want}")
+
+
 def kcsan_denywrite_functions_come_from_the_objects():
     """denywrite's functions, which no KCSAN excuse may cover, are the text
     symbols of its built objects: also a function whose return type is on
@@ -990,6 +1031,7 @@ FUNCTION_CASES = [
     ("kcsan_allow_list_excuses_only_outside_denywrite", kcsan_excuses),
     ("kcsan_copy_excuse_needs_a_read_never_exec", kcsan_copy_excuse_needs_a_read),
     ("kcsan_worker_excuse_needs_its_field_read", kcsan_worker_excuse_needs_its_field_read),
+    ("kcsan_fast_clock_excuse_needs_the_latch_copies", kcsan_fast_clock_excuse_needs_the_latch_copies),
     ("kcsan_denywrite_functions_come_from_the_objects",
      kcsan_denywrite_functions_come_from_the_objects),
     ("suppressed_allow_list_excuses_only_its_functions", suppressed_excuses),
