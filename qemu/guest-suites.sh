@@ -568,7 +568,9 @@ policy_reads() {
 	printf 'exec /\n' >$a/a
 	printf 'exec /\nlib %s/1\nlib %s/2\nlib %s/3\nlib %s/4\n' $a $a $a $a >$a/b
 	denywritectl save >$a/saved
-	(while :; do
+	# The writer stops at a file, between two loads: killing its shell
+	# would leave the load it runs going on, past the restore below.
+	(while [ ! -e $a/stop ]; do
 		denywritectl load $a/a
 		denywritectl load $a/b
 	done) >/dev/null 2>&1 &
@@ -583,15 +585,16 @@ policy_reads() {
 		fi
 		i=$((i + 1))
 	done
-	kill $writer
-	wait $writer 2>/dev/null
+	touch $a/stop
+	wait $writer
 	restored=yes
 	denywritectl load -q --allow-empty $a/saved >&2 || restored=no
+	[ "$(denywritectl save)" = "$(cat $a/saved)" ] || restored=no
 	rm -rf $a
 	printf 'STAT %s reads_old %s\nSTAT %s reads_new %s\n' \
 		"$DWTEST_GROUP" $na "$DWTEST_GROUP" $nb >&3
 	if [ $restored = no ]; then
-		echo "the policy found at the start could not be loaded back"
+		echo "the policy found at the start is not back"
 	elif [ $bad = 0 ] && [ $na -gt 0 ] && [ $nb -gt 0 ]; then
 		echo whole
 	else
@@ -635,17 +638,22 @@ cli_unmounted_root() {
 	cat $sfs/rules >/tmp/nosfs.rules || { echo "setup: rules"; return; }
 	securityfs_unmounted || { echo "setup: umount"; return; }
 	if [ "$1" = load ]; then
-		denywritectl load --allow-empty /tmp/nosfs.rules >/dev/null 2>&1
+		err=$(denywritectl load --allow-empty /tmp/nosfs.rules 2>&1 >/dev/null)
 	else
-		denywritectl status >/dev/null 2>&1
+		err=$(denywritectl status 2>&1 >/dev/null)
 	fi
 	rc=$?
 	if grep -q ' /sys/kernel/security ' /proc/mounts; then
-		echo "exit $rc, mounted"
+		m=mounted
 	else
-		echo "exit $rc, not mounted"
+		m="not mounted"
 		remount_securityfs
 	fi
+	# What the command said, where its exit status is not the expected one.
+	case "$1:$rc" in
+	load:0|status:4) echo "exit $rc, $m" ;;
+	*) echo "exit $rc, $m: $(echo "$err" | head -n 2 | tr '\n' ' ')" ;;
+	esac
 }
 
 kcsan_info=/sys/kernel/debug/kcsan
