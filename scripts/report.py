@@ -758,6 +758,7 @@ class Suite:
         self.problems = []    # (what, why): suite-level failures
         self.seconds = None
         self.qemu_exit = None
+        self.qemu_crashed = None  # (exit, seconds) of a boot boot.sh redid
         self.counted = False  # False if stale or headless
 
     def group(self, name):
@@ -955,6 +956,8 @@ def load(d, name, kind):
             s.seconds = f[1]
         if len(f) == 2 and f[0] == "qemu_exit":
             s.qemu_exit = f[1]
+        if len(f) == 3 and f[0] == "qemu_crashed":
+            s.qemu_crashed = (f[1], f[2])
     return s
 
 
@@ -1572,6 +1575,10 @@ def main_report(args):
         print(f"LIMIT {f} (a documented limit: the known gap is still as "
               "documented)")
     for s in suites:
+        if s.qemu_crashed:
+            print(f"REBOOTED {s.name}: QEMU crashed (exit {s.qemu_crashed[0]}) "
+                  f"after {s.qemu_crashed[1]} s and was booted once more; "
+                  "these are the second boot's results")
         for line in s.excused:
             print(f"EXCUSED {s.name}: {line}")
     for f in t.failures:

@@ -367,6 +367,13 @@ CASES = [
         sub("lsm/boot.status", "^qemu_exit 0$", "qemu_exit 124")]),
     C("qemu_failure_after_end_fails", "lsm/qemu: QEMU exited with 1 after the suite's END", [
         sub("lsm/boot.status", "^qemu_exit 0$", "qemu_exit 1")]),
+    C("qemu_crash_redone_by_boot_is_shown_and_second_boot_counts", "pass", [
+        append("lsm/boot.status", "qemu_crashed 139 5")],
+      [r"^REBOOTED lsm: QEMU crashed \(exit 139\) after 5 s and was booted "
+       r"once more; these are the second boot's results$"]),
+    C("qemu_crash_of_the_second_boot_fails", "lsm/qemu: QEMU exited with 139 after the suite's END", [
+        sub("lsm/boot.status", "^qemu_exit 0$", "qemu_exit 139"),
+        append("lsm/boot.status", "qemu_crashed 139 5")]),
     C("guest_suite_without_boot_status_fails", "stock/qemu: no boot.status", [
         remove("stock/boot.status")]),
     C("missing_guest_suite_fails", "stock/ran: no results.log", [
@@ -880,6 +887,70 @@ def kcsan_fast_clock_excuse_needs_the_latch_copies():
          f"vmlinux): {got}, expected {want}")
 
 
+FAKE_QEMU = r"""#!/bin/sh
+# A QEMU that writes its serial files and exits as told by $FAKE_QEMU_PLAN
+# (one word a boot: ok, segv, or exit:N), counting its boots in $FAKE_QEMU_N.
+n=$(($(cat "$FAKE_QEMU_N" 2>/dev/null || echo 0) + 1))
+echo $n >"$FAKE_QEMU_N"
+what=$(echo $FAKE_QEMU_PLAN | cut -d' ' -f$n)
+for a; do
+	case $a in file:*) echo "boot $n" >"${a#file:}" ;; esac
+done
+case $what in
+ok) exit 0 ;;
+segv) kill -SEGV $$ ;;
+exit:*) exit ${what#exit:} ;;
+esac
+exit 99
+"""
+
+
+def boot_redoes_a_boot_once_when_qemu_crashes():
+    """scripts/boot.sh, with a fake qemu-system-x86_64 first in PATH: a
+    QEMU that dies of SIGSEGV is booted once more, the first boot's logs
+    kept as *.crashed.log and boot.status saying so; a second crash is
+    the boot's result (exit 139, no third boot); a QEMU that exits with
+    an error of its own (1) is not booted again."""
+    errs = []
+    with tempfile.TemporaryDirectory() as tmp:
+        qemu = os.path.join(tmp, "qemu-system-x86_64")
+        with open(qemu, "w") as f:
+            f.write(FAKE_QEMU)
+        os.chmod(qemu, 0o755)
+        for name in ("bzImage", "initrd"):
+            open(os.path.join(tmp, name), "w").close()
+        for plan, want_rc, boots, crashed in (("segv ok", 0, 2, "139"),
+                                              ("segv segv ok", 139, 2, "139"),
+                                              ("exit:1 ok", 1, 1, None),
+                                              ("ok", 0, 1, None)):
+            log = os.path.join(tmp, "log")
+            count = os.path.join(tmp, "n")
+            if os.path.exists(count):
+                os.remove(count)
+            env = dict(os.environ, PATH=tmp + os.pathsep + os.environ["PATH"],
+                       FAKE_QEMU_PLAN=plan, FAKE_QEMU_N=count)
+            r = subprocess.run(["sh", os.path.join(TOP, "scripts", "boot.sh"),
+                                os.path.join(tmp, "bzImage"),
+                                os.path.join(tmp, "initrd"), log, "x"],
+                               env=env, capture_output=True, text=True)
+            with open(count) as f:
+                n = int(f.read())
+            with open(os.path.join(log, "boot.status")) as f:
+                status = f.read().split("\n")
+            got_crash = next((line.split()[1] for line in status
+                              if line.startswith("qemu_crashed ")), None)
+            with open(os.path.join(log, "console.log")) as f:
+                console = f.read().strip()
+            kept = os.path.exists(os.path.join(log, "console.crashed.log"))
+            if (r.returncode, n, got_crash, console, kept) != \
+                    (want_rc, boots, crashed, f"boot {boots}", bool(crashed)):
+                errs.append(f"{plan!r}: exit {r.returncode}, {n} boot(s), "
+                            f"qemu_crashed {got_crash}, console {console!r}, "
+                            f"crashed log kept {kept}; expected exit "
+                            f"{want_rc}, {boots}, {crashed}")
+    return "; ".join(errs) or None
+
+
 def kcsan_denywrite_functions_come_from_the_objects():
     """denywrite's functions, which no KCSAN excuse may cover, are the text
     symbols of its built objects: also a function whose return type is on
@@ -1032,6 +1103,7 @@ FUNCTION_CASES = [
     ("kcsan_copy_excuse_needs_a_read_never_exec", kcsan_copy_excuse_needs_a_read),
     ("kcsan_worker_excuse_needs_its_field_read", kcsan_worker_excuse_needs_its_field_read),
     ("kcsan_fast_clock_excuse_needs_the_latch_copies", kcsan_fast_clock_excuse_needs_the_latch_copies),
+    ("boot_redoes_a_boot_once_when_qemu_crashes", boot_redoes_a_boot_once_when_qemu_crashes),
     ("kcsan_denywrite_functions_come_from_the_objects",
      kcsan_denywrite_functions_come_from_the_objects),
     ("suppressed_allow_list_excuses_only_its_functions", suppressed_excuses),
