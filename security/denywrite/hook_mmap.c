@@ -26,6 +26,23 @@
 #include "protect.h"
 
 /*
+ * The protection a mapping of @file with @prot takes once the mode is not
+ * off: exec's mapping of the file it runs, or a hold of an executable
+ * mapping.  Inline in both callers, so that a private mapping's path ends
+ * in a tail call.
+ */
+static __always_inline int mmap_protect(struct file *file, unsigned long prot)
+{
+	if (current->in_execve) {
+		denywrite_exec_mapping(file);
+		return 0;
+	}
+	if (prot & PROT_EXEC)
+		return denywrite_protect_mapping(file);
+	return 0;
+}
+
+/*
  * A shared writable mapping of @file: a writer that cannot be stopped
  * later, tested after the protection, which an executable one takes
  * itself.  Out of line: the mappings of programs and libraries are
@@ -38,16 +55,8 @@ static noinline int mmap_shared_write(struct file *file, unsigned long prot)
 	denywrite_shared_write(file);
 	if (denywrite_is_off())
 		return 0;
-	if (current->in_execve) {
-		denywrite_exec_mapping(file);
-		return 0;
-	}
-	if (prot & PROT_EXEC) {
-		err = denywrite_protect_mapping(file);
-		if (err)
-			return err;
-	}
-	return denywrite_check_writer(file);
+	err = mmap_protect(file, prot);
+	return err ?: denywrite_check_writer(file);
 }
 
 static int hook_mmap_file(struct file *file, unsigned long reqprot,
@@ -59,13 +68,7 @@ static int hook_mmap_file(struct file *file, unsigned long reqprot,
 		return mmap_shared_write(file, prot);
 	if (denywrite_is_off())
 		return 0;
-	if (current->in_execve) {
-		denywrite_exec_mapping(file);
-		return 0;
-	}
-	if (prot & PROT_EXEC)
-		return denywrite_protect_mapping(file);
-	return 0;
+	return mmap_protect(file, prot);
 }
 
 static int hook_mmap_backing_file(struct vm_area_struct *vma,
