@@ -951,6 +951,40 @@ def boot_redoes_a_boot_once_when_qemu_crashes():
     return "; ".join(errs) or None
 
 
+TABLE_PROBES = r"""
+said() { echo "$1"; echo "$2" >&2; echo "more of it" >&2; }
+quiet() { echo "$1"; }
+"""
+
+
+def guest_table_fail_line_says_what_the_probe_said():
+    """run_table of qemu/guest-suites.sh, sourced by the host's sh: a row
+    whose probe fails ends its FAIL line with the first line the probe
+    wrote to stderr; a failing probe that wrote nothing keeps the plain
+    FAIL line; a passing one that wrote to stderr still passes; whatever
+    a probe writes to stderr reaches the console (stderr), all of it."""
+    table = ("row_fails_and_says  want  said got why-it-failed\n"
+             "row_fails_quietly   want  quiet got\n"
+             "row_passes_saying   want  said want chatter\n")
+    script = (f". {os.path.join(TOP, 'qemu', 'guest-suites.sh')}\n"
+              + TABLE_PROBES + f"run_table '{table}'\necho rc=$?\n")
+    r = subprocess.run(["sh", "-c", script], capture_output=True, text=True,
+                       env=dict(os.environ, DWTEST_GROUP="g"))
+    want = ["PLAN g 3",
+            "FAIL row_fails_and_says: got 'got', expected 'want' "
+            "(stderr: why-it-failed)",
+            "FAIL row_fails_quietly: got 'got', expected 'want'",
+            "PASS row_passes_saying",
+            "rc=1"]
+    errs = []
+    if r.stdout.splitlines() != want:
+        errs.append(f"stdout {r.stdout.splitlines()!r}, expected {want!r}")
+    console = r.stderr.splitlines()
+    if console != ["why-it-failed", "more of it", "chatter", "more of it"]:
+        errs.append(f"console {console!r}")
+    return "; ".join(errs) or None
+
+
 def kcsan_denywrite_functions_come_from_the_objects():
     """denywrite's functions, which no KCSAN excuse may cover, are the text
     symbols of its built objects: also a function whose return type is on
@@ -1104,6 +1138,8 @@ FUNCTION_CASES = [
     ("kcsan_worker_excuse_needs_its_field_read", kcsan_worker_excuse_needs_its_field_read),
     ("kcsan_fast_clock_excuse_needs_the_latch_copies", kcsan_fast_clock_excuse_needs_the_latch_copies),
     ("boot_redoes_a_boot_once_when_qemu_crashes", boot_redoes_a_boot_once_when_qemu_crashes),
+    ("guest_table_fail_line_says_what_the_probe_said",
+     guest_table_fail_line_says_what_the_probe_said),
     ("kcsan_denywrite_functions_come_from_the_objects",
      kcsan_denywrite_functions_come_from_the_objects),
     ("suppressed_allow_list_excuses_only_its_functions", suppressed_excuses),
