@@ -42,37 +42,6 @@ static int verdict(const struct denywrite_event *ev, struct file *file,
 	return ev->mode == DENYWRITE_MODE_ENFORCE ? -ETXTBSY : 0;
 }
 
-static enum denywrite_writers rule_writers(u8 flags)
-{
-	return flags & DENYWRITE_RULE_IGNORE_WRITERS ?
-	       DENYWRITE_WRITERS_IGNORE : DENYWRITE_WRITERS_CHECK;
-}
-
-/*
- * The kind of hold a rule with @flags takes in @mode: in enforce mode,
- * without "ignore-writers", exec's denial of write access (the classic
- * behaviour, by construction); else one the hooks count.
- */
-static unsigned int hold_kind(u8 flags, enum denywrite_mode mode)
-{
-	if (mode == DENYWRITE_MODE_AUDIT)
-		return DENYWRITE_HOLD_KEEP_BUSY;
-	if (mode == DENYWRITE_MODE_ENFORCE &&
-	    !(flags & DENYWRITE_RULE_IGNORE_WRITERS))
-		return DENYWRITE_HOLD_DENY;
-	return 0;
-}
-
-/* Protect @file under a rule with @flags in @mode; -ETXTBSY if busy. */
-static int protect(struct file *file, u8 flags, enum denywrite_mode mode,
-		   unsigned int hold)
-{
-	if (mode == DENYWRITE_MODE_OFF)
-		return 0;
-	return denywrite_file_protect(file, rule_writers(flags),
-				      hold | hold_kind(flags, mode));
-}
-
 /*
  * The mode's verdict on @op under @rule, which found writers of @file.
  * Cold and out of line: the event it logs lives on its own stack, not on
@@ -92,14 +61,15 @@ static noinline __cold int busy(enum denywrite_op op,
  * Protect @file, covered by @rule, for @op: 0, -ETXTBSY if the mode
  * refuses it (writers were found), or another error of
  * denywrite_file_protect().  Inline: every executable mapping under a
- * rule comes here.
+ * rule comes here.  In the policy's SRCU section, where the mode is read:
+ * the mode switches wait for it.
  */
 static __always_inline int use(struct file *file,
 			       const struct denywrite_rule *rule,
 			       enum denywrite_op op, unsigned int hold)
 {
 	enum denywrite_mode mode = denywrite_get_mode();
-	int err = protect(file, rule->flags, mode, hold);
+	int err = denywrite_protect(file, rule->flags, mode, hold);
 
 	return err == -ETXTBSY ? busy(op, mode, rule, file) : err;
 }
@@ -133,55 +103,28 @@ int denywrite_use_covered(struct file *file, const struct path *path,
 	return err;
 }
 
-/*
- * The mode's verdict on @op under the root rule, which found writers of
- * @file: the rule is looked up for the log (the root rule, unless another
- * rule came with a concurrent change of the policy).
+/**
+ * denywrite_busy_root - the verdict on a mapping that found writers
+ * @file: the file mapped under the root rule alone
+ * @mode: the mode the protection read
+ *
+ * The rule is looked up for the log: the root rule, unless another rule
+ * came with a concurrent change of the policy.  Cold and out of line, for
+ * denywrite_use_root().
+ *
+ * Return: -ETXTBSY if @mode refuses the mapping, else 0.
  */
-static noinline __cold int busy_root(struct file *file, u8 scope,
-				     enum denywrite_op op,
-				     enum denywrite_mode mode)
+int denywrite_busy_root(struct file *file, enum denywrite_mode mode)
 {
 	int idx, err;
 
 	idx = srcu_read_lock(&denywrite_policy_srcu);
-	err = busy(op, mode,
+	err = busy(DENYWRITE_OP_MMAP, mode,
 		   denywrite_policy_match(denywrite_policy_current(),
-					  file_user_path(file), scope),
+					  file_user_path(file),
+					  DENYWRITE_SCOPE_LIB),
 		   file);
 	srcu_read_unlock(&denywrite_policy_srcu, idx);
-	return err;
-}
-
-/**
- * denywrite_use_root - protect @file for @op under the root rule
- * @file: a file being executed or mapped executable
- * @scope: the scope the root rule alone covers now
- * @flags: the root rule's DENYWRITE_RULE_* flags
- * @op: DENYWRITE_OP_EXEC or DENYWRITE_OP_MMAP
- * @hold: DENYWRITE_HOLD_TRANSIENT or 0
- *
- * The hot path of executable mappings under "all /": no policy lookup,
- * unless writers are found and the rule is wanted for the log.  The hold
- * is taken in an RCU read-side section, which costs less than the
- * policy's SRCU section and is waited for as well (see
- * denywrite_file_protect()).
- *
- * Return: as denywrite_use().
- */
-int denywrite_use_root(struct file *file, u8 scope, u8 flags,
-		       enum denywrite_op op, unsigned int hold)
-{
-	enum denywrite_mode mode = denywrite_get_mode();
-	int err;
-
-	if (FMODE_FSNOTIFY_HSM(file->f_mode))
-		return 0;
-	rcu_read_lock();
-	err = protect(file, flags, mode, hold);
-	rcu_read_unlock();
-	if (unlikely(err == -ETXTBSY))
-		return busy_root(file, scope, op, mode);
 	return err;
 }
 
@@ -228,16 +171,18 @@ static void use_unchecked(struct file *file, const struct path *path,
 			  u8 scope)
 {
 	const struct denywrite_rule *rule;
-	enum denywrite_mode mode = denywrite_get_mode();
+	enum denywrite_mode mode;
 	int idx;
 
-	if (mode == DENYWRITE_MODE_OFF || FMODE_FSNOTIFY_HSM(file->f_mode))
+	if (FMODE_FSNOTIFY_HSM(file->f_mode))
 		return;
 	idx = srcu_read_lock(&denywrite_policy_srcu);
+	/* In the section that the mode switches wait for. */
+	mode = denywrite_get_mode();
 	rule = denywrite_policy_match(denywrite_policy_current(), path, scope);
-	if (rule)
+	if (rule && mode != DENYWRITE_MODE_OFF)
 		denywrite_file_protect(file, DENYWRITE_WRITERS_NONE,
-				       hold_kind(rule->flags, mode) &
+				       denywrite_hold_kind(rule->flags, mode) &
 				       DENYWRITE_HOLD_DENY);
 	srcu_read_unlock(&denywrite_policy_srcu, idx);
 }

@@ -85,27 +85,39 @@ static bool only_owner_may_write(struct dentry *dentry,
 }
 
 /*
- * May a mapping of @file by the current process hold it?  The group and
- * other write bits say whether anyone but the owner may write the file:
- * with POSIX ACLs the group bits are the ACL's mask, which bounds every
- * named user and group entry, so an ACL that lets another user write shows
- * as group write.
+ * May a mapping of a file that the mapper does not own hold it, @owner
+ * being the owner of @inode, the file's at @path?  Its owner must be root
+ * of the mapper's user namespace or one above, and nobody else may write
+ * it.  The group and other write bits say whether anyone but the owner
+ * may: with POSIX ACLs the group bits are the ACL's mask, which bounds
+ * every named user and group entry, so an ACL that lets another user
+ * write shows as group write.  Out of line: the mapper's own files need
+ * none of this, nor the registers it takes.
  */
-static bool may_hold_by_mapping(struct file *file)
+static noinline bool may_hold_as_root(const struct path *path,
+				      const struct inode *inode,
+				      vfsuid_t owner)
 {
-	const struct path *path = file_user_path(file);
-	const struct inode *inode = file_user_inode(file);
-	vfsuid_t owner = i_uid_into_vfsuid(mnt_idmap(path->mnt), inode);
 	struct user_namespace *ns;
 
-	if (vfsuid_eq_kuid(owner, current_fsuid()))
-		return true;
 	if (!only_owner_may_write(path->dentry, inode))
 		return false;
 	for (ns = current_user_ns(); ns; ns = ns->parent)
 		if (vfsuid_eq_kuid(owner, make_kuid(ns, 0)))
 			return true;
 	return false;
+}
+
+/* May a mapping of @file by the current process hold it? */
+static bool may_hold_by_mapping(struct file *file)
+{
+	const struct path *path = file_user_path(file);
+	const struct inode *inode = file_user_inode(file);
+	vfsuid_t owner = i_uid_into_vfsuid(mnt_idmap(path->mnt), inode);
+
+	if (vfsuid_eq_kuid(owner, current_fsuid()))
+		return true;
+	return may_hold_as_root(path, inode, owner);
 }
 
 /**
@@ -129,8 +141,7 @@ int denywrite_protect_mapping(struct file *file)
 	    !may_hold_by_mapping(file))
 		return 0;
 	if (denywrite_policy_root_alone(DENYWRITE_SCOPE_LIB, &flags))
-		return denywrite_use_root(file, DENYWRITE_SCOPE_LIB, flags,
-					  DENYWRITE_OP_MMAP, 0);
+		return denywrite_use_root(file, flags);
 	return denywrite_use_covered(file, file_user_path(file),
 				     DENYWRITE_SCOPE_LIB, DENYWRITE_OP_MMAP, 0);
 }

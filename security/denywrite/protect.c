@@ -439,12 +439,13 @@ static void namer_set(struct file *file)
 		WRITE_ONCE(denywrite_inode(file_inode(file))->namer, file);
 }
 
+/*
+ * Unname @file, if its inode's blob still names it.  A cmpxchg() without
+ * a test first: the release dirties the blob's line anyway (its count).
+ */
 static void namer_clear(struct file *file)
 {
-	struct denywrite_inode *blob = denywrite_inode(file_inode(file));
-
-	if (READ_ONCE(blob->namer) == file)
-		cmpxchg(&blob->namer, file, NULL);
+	cmpxchg(&denywrite_inode(file_inode(file))->namer, file, NULL);
 }
 
 /*
@@ -562,8 +563,9 @@ static __always_inline int hold_take(struct file *file,
  * open for writing is refused (or, with DENYWRITE_WRITERS_NONE, held with
  * a counted hold).  A writable shared mapping or a long-term pin of a
  * memfd's pages is no writer then, as for exec; with a counted hold, they
- * are.  A protector that read enforce mode before the mode went to audit
- * takes a counted hold: see denywrite_protect_relax().
+ * are.  The caller chooses the kind by the mode it read in the read-side
+ * section it calls from, which the switch to audit mode waits for before
+ * it makes the denying holds counted ones (denywrite_protect_relax()).
  *
  * Context: inside the policy's SRCU read-side section
  * (&denywrite_policy_srcu), which the decision holds anyway, or in an RCU
@@ -588,9 +590,6 @@ int denywrite_file_protect(struct file *file, enum denywrite_writers writers,
 			 "denywrite hold taken outside an (S)RCU section");
 	if (!S_ISREG(file_inode(file)->i_mode))
 		return 0;
-	if ((hold & DENYWRITE_HOLD_DENY) &&
-	    denywrite_get_mode() != DENYWRITE_MODE_ENFORCE)
-		hold ^= DENYWRITE_HOLD_DENY | DENYWRITE_HOLD_KEEP_BUSY;
 	if (tracking_on()) {
 		flags = hold_find(file);
 		if (flags)
@@ -692,17 +691,15 @@ static __always_inline void hold_drop(struct file *file,
 }
 
 /*
- * Drop @file's hold, or only a transient one.  Called by the one thread
- * that may still protect @file, or by none.
+ * Drop @file's hold, or only a transient one, if it is still on its list.
+ * Called by the one thread that may still protect @file, or by none, for
+ * a file that had a hold when it looked (denywrite_file_is_protected()).
  */
 static __always_inline void file_drop(struct file *file,
 				      bool transient_only)
 {
-	unsigned long flags;
+	unsigned long flags = hold_unlist(file, transient_only);
 
-	if (!denywrite_file_is_protected(file))
-		return;
-	flags = hold_unlist(file, transient_only);
 	if (flags)
 		hold_drop(file, flags);
 }
@@ -714,15 +711,20 @@ static __always_inline void file_drop(struct file *file,
  */
 void denywrite_file_drop_transient(struct file *file)
 {
-	file_drop(file, true);
+	if (denywrite_file_is_protected(file))
+		file_drop(file, true);
 }
 
 /**
- * denywrite_file_drop - drop @file's hold, if it has one
+ * denywrite_file_drop - drop @file's hold
  * @file: a file whose last reference is going (its inodes are still
  *        alive), or a file exec opened and is done with, which lives on:
  *        a binary that binfmt_misc hands to its interpreter as AT_EXECFD,
  *        whose denial exec releases as it swaps in the interpreter
+ *
+ * The caller found @file protected (denywrite_file_is_protected()), and
+ * calls only then: every release asks, inline.  A hold that a mode switch
+ * dropped meanwhile is not dropped again.
  *
  * Context: no other thread can protect @file: its last reference is
  * gone, or it is the exec's that opened it.
@@ -810,9 +812,9 @@ static void hold_relax(struct denywrite_file *blob, const struct inode *inode)
  * Called after the mode went from enforce to audit (see mode.c): the
  * writers of a file held in enforce mode are allowed, and logged, from
  * now on.  After a grace period of the policy's SRCU and one of RCU
- * (wait_for_protectors()), every protector that read enforce mode in
- * denywrite_file_protect() has recorded its hold, and
- * every later one takes a counted hold; then every denying hold is made a
+ * (wait_for_protectors()), every protector that read enforce mode in its
+ * read-side section has recorded its hold, and every later one reads audit
+ * mode and takes a counted hold; then every denying hold is made a
  * counted one.  A writer that races the switch may be refused by both
  * kinds a moment, never by neither.
  *

@@ -390,9 +390,10 @@ static void relax_makes_denying_holds_counted(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, atomic_read(&inode->i_writecount), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&blob->denials), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&blob->holders), 2);
-	/* A protector that read enforce mode before the switch. */
+	/* Another protection of a held file changes nothing. */
 	KUNIT_EXPECT_EQ(test, protect_deny(a), 0);
 	KUNIT_EXPECT_EQ(test, atomic_read(&inode->i_writecount), 0);
+	KUNIT_EXPECT_EQ(test, atomic_read(&blob->holders), 2);
 	denywrite_file_drop(a);
 	denywrite_file_drop(b);
 	KUNIT_EXPECT_EQ(test, atomic_read(&blob->holders), 0);
