@@ -12,6 +12,10 @@
 # "all", an open of the open_wronly loop.  Needs gdb; one boot, a minute
 # or two.
 #
+# CONFIG stock: the stock benchmark kernel (build/obj-bench-stock, from
+# make bench), lsm=capability, as make bench boots it; its figures against
+# the patched kernel's are the instructions denywrite adds, exactly.
+#
 # --distro: the kernel of Debian's configuration instead (build/obj-distro,
 # from make bench-distro or make kernel-distro), Debian's LSMs, the
 # configurations of make bench-distro (pkg, pkgoff, stock: the stock
@@ -35,6 +39,9 @@ if [ $distro = yes ]; then
 	# programs (before dwb.only, say) would trace another loop silently.
 	make -s -C policy-tool && make -s -C tests/guest && make -s -C tests/bench
 	mkdir -p build/bench-distro && scripts/mkinitramfs.sh $initrd
+fi
+if [ $distro = no ] && [ "$1" = stock ]; then
+	obj=build/obj-bench-stock lsm=lsm=capability
 fi
 [ -n "${BT_ONLY:-}" ] && extra="$extra dwb.only=$BT_ONLY"
 bz=$obj/arch/x86/boot/bzImage vmlinux=$obj/vmlinux
