@@ -179,8 +179,9 @@ static void use_unchecked(struct file *file, const struct path *path,
 	idx = srcu_read_lock(&denywrite_policy_srcu);
 	/* In the section that the mode switches wait for. */
 	mode = denywrite_get_mode();
-	rule = denywrite_policy_match(denywrite_policy_current(), path, scope);
-	if (rule && mode != DENYWRITE_MODE_OFF)
+	rule = mode == DENYWRITE_MODE_OFF ? NULL :
+		denywrite_policy_match(denywrite_policy_current(), path, scope);
+	if (rule)
 		denywrite_file_protect(file, DENYWRITE_WRITERS_NONE,
 				       denywrite_hold_kind(rule->flags, mode) &
 				       DENYWRITE_HOLD_DENY);

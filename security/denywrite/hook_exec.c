@@ -57,8 +57,7 @@ static int hook_bprm_check_security(struct linux_binprm *bprm)
  */
 static void hook_bprm_committing_creds(const struct linux_binprm *bprm)
 {
-	if (bprm->executable && bprm->executable != bprm->file &&
-	    denywrite_file_is_protected(bprm->executable))
+	if (bprm->executable && bprm->executable != bprm->file)
 		denywrite_file_drop(bprm->executable);
 }
 

@@ -20,8 +20,7 @@
 
 static void hook_file_release(struct file *file)
 {
-	if (denywrite_file_is_protected(file))
-		denywrite_file_drop(file);
+	denywrite_file_drop(file);
 }
 
 /* A filesystem goes away: the rules on it go with it, in any mode. */

@@ -716,20 +716,20 @@ void denywrite_file_drop_transient(struct file *file)
 }
 
 /**
- * denywrite_file_drop - drop @file's hold
+ * denywrite_file_drop_held - drop the hold of a file found held
  * @file: a file whose last reference is going (its inodes are still
  *        alive), or a file exec opened and is done with, which lives on:
  *        a binary that binfmt_misc hands to its interpreter as AT_EXECFD,
  *        whose denial exec releases as it swaps in the interpreter
  *
- * The caller found @file protected (denywrite_file_is_protected()), and
- * calls only then: every release asks, inline.  A hold that a mode switch
+ * The out-of-line half of denywrite_file_drop(), which found @file
+ * protected (denywrite_file_is_protected()).  A hold that a mode switch
  * dropped meanwhile is not dropped again.
  *
  * Context: no other thread can protect @file: its last reference is
  * gone, or it is the exec's that opened it.
  */
-void denywrite_file_drop(struct file *file)
+void denywrite_file_drop_held(struct file *file)
 {
 	file_drop(file, false);
 }

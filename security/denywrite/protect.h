@@ -199,7 +199,7 @@ bool denywrite_file_transient(struct file *file);
 struct file *denywrite_inode_get_holder(struct inode *inode);
 void denywrite_shared_write(struct file *file);
 void denywrite_file_drop_transient(struct file *file);
-void denywrite_file_drop(struct file *file);
+void denywrite_file_drop_held(struct file *file);
 bool denywrite_file_mark_audited(struct file *file);
 long denywrite_protected_inodes(void);
 void denywrite_protect_start(void);
@@ -222,6 +222,18 @@ void denywrite_protect_init(void);
 static inline bool denywrite_file_is_protected(const struct file *file)
 {
 	return READ_ONCE(denywrite_file(file)->flags) & DENYWRITE_FILE_HELD;
+}
+
+/**
+ * denywrite_file_drop - drop @file's hold, if it has one
+ * @file: as for denywrite_file_drop_held()
+ *
+ * Inline: every release asks, and only a held file calls out.
+ */
+static inline void denywrite_file_drop(struct file *file)
+{
+	if (denywrite_file_is_protected(file))
+		denywrite_file_drop_held(file);
 }
 
 #endif /* _SECURITY_DENYWRITE_PROTECT_H */
