@@ -21,7 +21,9 @@
 # configurations of make bench-distro (pkg, pkgoff, stock: the stock
 # kernel, build/obj-distro-stock), work files in /usr/lib/x86_64-linux-gnu.
 # BT_ONLY=OP,... runs only those operations of dwbench (dwb.only), so that
-# the NTH call falls in their loop.
+# the NTH call falls in their loop.  BT_EXTRA="ARG ..." adds kernel
+# arguments, e.g. dwb.libdir=/usr/lib/x86_64-linux-gnu to trace the
+# packaged policy (pkg) on the benchmark kernel.
 set -eu
 distro=no
 [ "${1:-}" = --distro ] && { distro=yes; shift; }
@@ -44,6 +46,7 @@ if [ $distro = no ] && [ "$1" = stock ]; then
 	obj=build/obj-bench-stock lsm=lsm=capability
 fi
 [ -n "${BT_ONLY:-}" ] && extra="$extra dwb.only=$BT_ONLY"
+extra="$extra ${BT_EXTRA:-}"
 bz=$obj/arch/x86/boot/bzImage vmlinux=$obj/vmlinux
 for f in $bz $vmlinux $initrd; do
 	[ -f $f ] || { echo "bench-trace: no $f: run make bench first" >&2; exit 1; }
