@@ -82,23 +82,51 @@ static __always_inline int use(struct file *file,
  * @op: DENYWRITE_OP_EXEC or DENYWRITE_OP_MMAP
  * @hold: DENYWRITE_HOLD_TRANSIENT or 0
  *
+ * The rule is looked up, and the hold taken, in an RCU read-side section,
+ * which costs less than the policy's SRCU section: the walk on the file's
+ * own filesystem, where most walks end, never sleeps, nor does the hold.
+ * What may sleep (the walk across mounts, the log of a refusal) goes on
+ * in the SRCU section, taken before the RCU one is left so that the
+ * policy stays (see wait_for_readers() in policy.c); the mode is read
+ * again there, in the section the hold is taken in.
+ *
  * Files opened while a fanotify pre-content (HSM) group watches their
  * filesystem are never protected: see hooks.h.
  *
- * Return: as denywrite_use(); 0 if no rule covers @file.
+ * Return: 0, -ETXTBSY if the mode refuses it (writers were found), or
+ * another error of denywrite_file_protect(); 0 if no rule covers @file.
  */
 int denywrite_use_covered(struct file *file, const struct path *path,
 			  u8 scope, enum denywrite_op op, unsigned int hold)
 {
+	const struct denywrite_policy *policy;
 	const struct denywrite_rule *rule;
+	enum denywrite_mode mode;
 	int idx, err = 0;
 
 	if (FMODE_FSNOTIFY_HSM(file->f_mode))
 		return 0;
+	rcu_read_lock();
+	policy = denywrite_policy_current();
+	rule = denywrite_policy_match_rcu(policy, path, scope);
+	if (!IS_ERR(rule)) {
+		mode = denywrite_get_mode();
+		if (rule)
+			err = denywrite_protect(file, rule->flags, mode, hold);
+		if (likely(err != -ETXTBSY)) {
+			rcu_read_unlock();
+			return err;
+		}
+	}
 	idx = srcu_read_lock(&denywrite_policy_srcu);
-	rule = denywrite_policy_match(denywrite_policy_current(), path, scope);
-	if (rule)
-		err = use(file, rule, op, hold);
+	rcu_read_unlock();
+	if (IS_ERR(rule)) {
+		rule = denywrite_policy_walk_mounts(policy, path, scope);
+		if (rule)
+			err = use(file, rule, op, hold);
+	} else {
+		err = busy(op, mode, rule, file);
+	}
 	srcu_read_unlock(&denywrite_policy_srcu, idx);
 	return err;
 }

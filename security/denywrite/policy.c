@@ -45,17 +45,17 @@
  *
  * A lookup stays read-only.  Each policy indexes its other rules by the
  * address of their inode, in an open addressing hash table built when the
- * policy is made, so each step of the walk costs one probe whatever the
- * number of rules; each filesystem is walked under RCU without taking any
- * reference; and a policy whose rules for a scope are all the root rule
- * needs no walk at all.  Nothing is written to memory shared with other
+ * policy is made, at most a quarter full, so each step of the walk costs
+ * one probe whatever the number of rules; each filesystem is walked under
+ * RCU without taking any reference; and a policy whose rules for a scope
+ * are all the root rule needs no walk at all.  Nothing is written to memory shared with other
  * CPUs unless a rename or a mount change races with the walk.
  *
  * Policies are immutable once published.  A change resolves its paths
  * first, without a lock (so that a hung automount blocks nothing else),
  * then makes a new policy under denywrite_policy_mutex, swaps the pointer,
- * waits for an SRCU grace period and frees the old one, so a reader always
- * sees one whole policy.
+ * waits for an RCU grace period and an SRCU one (wait_for_readers()) and
+ * frees the old one, so a reader always sees one whole policy.
  */
 
 #include <crypto/sha2.h>
@@ -81,7 +81,8 @@
 #include "policy.h"
 
 DEFINE_SRCU(denywrite_policy_srcu);
-static struct denywrite_policy __rcu *denywrite_policy;
+/* The published policy; see denywrite_policy_current(). */
+struct denywrite_policy __rcu *denywrite_policy_now;
 static DEFINE_MUTEX(denywrite_policy_mutex);
 /* The published policy's scopes; see denywrite_policy_scopes(). */
 u8 denywrite_policy_scopes_now;
@@ -426,7 +427,7 @@ VISIBLE_IF_KUNIT void denywrite_policy_free(struct denywrite_policy *policy)
 		return;
 	for (i = 0; i < policy->count; i++)
 		rule_destroy(&policy->rules[i]);
-	kfree(policy->index);
+	kvfree(policy->index);
 	kfree(policy);
 }
 
@@ -442,29 +443,14 @@ index_slot(const struct denywrite_policy *policy, const struct inode *inode)
 	return &policy->index[i];
 }
 
-/*
- * denywrite_policy_find(), inline for the walk, which calls it at each
- * directory of every executable mapping under a "lib" rule.
- */
-static __always_inline const struct denywrite_rule *
-index_find(const struct denywrite_policy *policy, const struct dentry *dentry)
-{
-	const struct inode *inode = d_inode_rcu(dentry);
-	const struct denywrite_rule *rule;
-
-	if (!policy->index || !inode)
-		return NULL;
-	rule = *index_slot(policy, inode);
-	return rule && !READ_ONCE(rule->gone) ? rule : NULL;
-}
-
 #if IS_ENABLED(CONFIG_KUNIT)
 /**
  * denywrite_policy_find - the rule on @dentry's object itself
  * @policy: an indexed policy (see denywrite_policy_finish())
  * @dentry: the object
  *
- * Called under RCU or rename_lock by the walk: does not sleep.
+ * The index alone, for the KUnit tests; the walk reads it inline
+ * (walk_dentries()).
  *
  * Return: the rule whose object is @dentry's inode, or NULL; never the
  * root rule, nor a rule whose filesystem went away.
@@ -473,7 +459,13 @@ const struct denywrite_rule *
 denywrite_policy_find(const struct denywrite_policy *policy,
 		      const struct dentry *dentry)
 {
-	return index_find(policy, dentry);
+	const struct inode *inode = d_inode_rcu(dentry);
+	const struct denywrite_rule *rule;
+
+	if (!policy->index || !inode)
+		return NULL;
+	rule = *index_slot(policy, inode);
+	return rule && !READ_ONCE(rule->gone) ? rule : NULL;
 }
 #endif
 
@@ -547,13 +539,16 @@ VISIBLE_IF_KUNIT int denywrite_policy_finish(struct denywrite_policy *policy)
 			policy->root = rule;
 		} else {
 			policy->walk_scopes |= rule->scope;
+			if (!S_ISDIR(rule->inode->i_mode))
+				policy->file_scopes |= rule->scope;
 			n++;
 		}
 	}
 	if (n) {
-		policy->index_bits = ilog2(roundup_pow_of_two(2 * n));
-		policy->index = kcalloc(1U << policy->index_bits,
-					sizeof(*policy->index), GFP_KERNEL);
+		policy->index_bits = max(ilog2(roundup_pow_of_two(n)) + 2,
+					 DENYWRITE_INDEX_MIN_BITS);
+		policy->index = kvcalloc(1U << policy->index_bits,
+					 sizeof(*policy->index), GFP_KERNEL);
 		if (!policy->index)
 			return -ENOMEM;
 	}
@@ -666,21 +661,9 @@ struct denywrite_policy *denywrite_policy_parse(char *text)
 }
 #endif
 
-/**
- * denywrite_policy_current - the published policy
- *
- * Call inside srcu_read_lock(&denywrite_policy_srcu).
- *
- * Return: the policy, or NULL before the first one is published.
- */
-struct denywrite_policy *denywrite_policy_current(void)
-{
-	return srcu_dereference(denywrite_policy, &denywrite_policy_srcu);
-}
-
 static struct denywrite_policy *policy_locked(void)
 {
-	return rcu_dereference_protected(denywrite_policy,
+	return rcu_dereference_protected(denywrite_policy_now,
 					 lockdep_is_held(&denywrite_policy_mutex));
 }
 
@@ -720,6 +703,20 @@ static int change_failed(struct denywrite_policy_change *ch, int err)
 	return err;
 }
 
+/*
+ * Wait until no reader can see a policy unpublished before: both kinds of
+ * read-side section, RCU first.  A reader that goes on from an RCU
+ * section to sleep takes the SRCU section before it leaves the RCU one
+ * (denywrite_use_covered()): once the RCU grace period is over, every
+ * reader of the old policy is either done or in an SRCU section that
+ * began before synchronize_srcu() was called, which waits for it.
+ */
+static void wait_for_readers(void)
+{
+	synchronize_rcu();
+	synchronize_srcu(&denywrite_policy_srcu);
+}
+
 /* Publish @policy, wait for readers of the old one, free it. */
 static void policy_swap_locked(struct denywrite_policy *policy,
 			       struct denywrite_policy_change *ch)
@@ -727,7 +724,7 @@ static void policy_swap_locked(struct denywrite_policy *policy,
 	struct denywrite_policy *old;
 
 	lockdep_assert_held(&denywrite_policy_mutex);
-	old = rcu_replace_pointer(denywrite_policy, policy,
+	old = rcu_replace_pointer(denywrite_policy_now, policy,
 				  lockdep_is_held(&denywrite_policy_mutex));
 	WRITE_ONCE(denywrite_policy_scopes_now, policy ? policy->scopes : 0);
 	WRITE_ONCE(denywrite_policy_root_now, policy_root_alone(policy));
@@ -735,7 +732,7 @@ static void policy_swap_locked(struct denywrite_policy *policy,
 	change_note_locked(ch);
 	if (!old)
 		return;
-	synchronize_srcu(&denywrite_policy_srcu);
+	wait_for_readers();
 	denywrite_policy_free(old);
 }
 
@@ -1013,7 +1010,7 @@ int denywrite_policy_unmount(struct super_block *sb,
 			denywrite_policy_free(policy);
 		change_note_locked(ch);
 		ch->old_count = ch->count;
-		synchronize_srcu(&denywrite_policy_srcu);
+		wait_for_readers();
 		for (i = 0; i < old->count; i++) {
 			struct denywrite_rule *rule = &old->rules[i];
 
@@ -1091,38 +1088,82 @@ int __init denywrite_policy_classic(void)
 }
 
 /*
+ * The rule on @inode, whose home slot in the index holds another rule's:
+ * out of line, as such a collision is rare in an index a quarter full.
+ */
+static noinline const struct denywrite_rule *
+index_probe_on(const struct denywrite_policy *policy, const struct inode *inode)
+{
+	return *index_slot(policy, inode);
+}
+
+/*
  * The rule on @dentry or on one of its ancestors in its filesystem, with
  * @scope, or NULL.  Unlocked, give up (ERR_PTR(-EAGAIN)) as soon as @seq
  * says a rename raced with the walk: a walk that sees renames half done
  * may see no end.  Inline, as walk_filesystem() is: they are the hot path
- * of every executable mapping under a "lib" rule.
+ * of every executable mapping under a "lib" rule.  The caller walks only
+ * a policy with an index (see denywrite_policy_match()), at most a quarter
+ * full: at a directory that no rule names, which is every step but the
+ * last, the probe most often finds an empty slot at once.
  */
 static __always_inline const struct denywrite_rule *
 walk_dentries(const struct denywrite_policy *policy,
 	      const struct dentry *dentry, u8 scope, unsigned int seq,
 	      bool locked)
 {
+	const struct denywrite_rule **index = policy->index;
+	unsigned int bits = policy->index_bits;
 	const struct denywrite_rule *rule;
+	const struct dentry *parent;
 	unsigned int n = 0;
 
-	for (;;) {
-		rule = index_find(policy, dentry);
-		if (rule && (rule->scope & scope))
-			return rule;
-		if (IS_ROOT(dentry))
-			return NULL;
+	/*
+	 * No rule of @scope names a file that is not a directory: the walk
+	 * from such a file (every file executed or mapped) starts at its
+	 * parent.
+	 */
+	if (!(policy->file_scopes & scope) && !d_is_dir(dentry))
 		dentry = READ_ONCE(dentry->d_parent);
+	for (;;) {
+		const struct inode *inode = d_inode_rcu(dentry);
+
+		rule = inode ? index[hash_ptr(inode, bits)] : NULL;
+		if (unlikely(rule)) {
+			if (READ_ONCE(rule->inode) != inode)
+				rule = index_probe_on(policy, inode);
+			if (rule && !READ_ONCE(rule->gone) &&
+			    (rule->scope & scope))
+				return rule;
+		}
+		parent = READ_ONCE(dentry->d_parent);
+		if (parent == dentry)
+			return NULL;
+		dentry = parent;
 		if (!locked && !(++n % 64) && read_seqretry(&rename_lock, seq))
 			return ERR_PTR(-EAGAIN);
 	}
 }
 
+/* The walk of a filesystem again, after a rename raced with it. */
+static noinline const struct denywrite_rule *
+walk_filesystem_locked(const struct denywrite_policy *policy,
+		       const struct dentry *dentry, u8 scope)
+{
+	const struct denywrite_rule *rule;
+
+	read_seqlock_excl(&rename_lock);
+	rule = walk_dentries(policy, dentry, scope, 0, true);
+	read_sequnlock_excl(&rename_lock);
+	return rule;
+}
+
 /*
- * walk_dentries() under RCU without references, checked against
- * rename_lock as is_subdir() does; if a rename raced with it, again with
- * rename_lock held, so that it ends even under a storm of renames.  The
- * ancestors of @dentry, which the caller holds, stay while rename_lock is
- * held.
+ * walk_dentries() under the caller's RCU read-side section, without
+ * references, checked against rename_lock as is_subdir() does; if a
+ * rename raced with it, again with rename_lock held, so that it ends even
+ * under a storm of renames.  The ancestors of @dentry, which the caller
+ * holds, stay while rename_lock is held.
  */
 static __always_inline const struct denywrite_rule *
 walk_filesystem(const struct denywrite_policy *policy,
@@ -1131,24 +1172,18 @@ walk_filesystem(const struct denywrite_policy *policy,
 	const struct denywrite_rule *rule;
 	unsigned int seq;
 
-	rcu_read_lock();
 	seq = read_seqbegin(&rename_lock);
 	rule = walk_dentries(policy, dentry, scope, seq, false);
-	if (!IS_ERR(rule) && !read_seqretry(&rename_lock, seq)) {
-		rcu_read_unlock();
+	if (!IS_ERR(rule) && !read_seqretry(&rename_lock, seq))
 		return rule;
-	}
-	rcu_read_unlock();
-	read_seqlock_excl(&rename_lock);
-	rule = walk_dentries(policy, dentry, scope, 0, true);
-	read_sequnlock_excl(&rename_lock);
-	return rule;
+	return walk_filesystem_locked(policy, dentry, scope);
 }
 
 /*
  * The walk on from the root of @path's filesystem: from the mountpoint of
  * each mount in its parent mount, up to a mount that has no parent.
- * Crossing takes references (follow_up()).  Out of line: the walk of the
+ * Crossing takes references (follow_up()), so each filesystem is walked
+ * in an RCU read-side section of its own.  Out of line: the walk of the
  * file's own filesystem, where most walks end, needs no copy of the path
  * on its stack, nor the stack protector's check that goes with it.
  */
@@ -1161,13 +1196,68 @@ walk_mounts(const struct denywrite_policy *policy, const struct path *path,
 
 	path_get(&p);
 	while (follow_up(&p)) {
+		rcu_read_lock();
 		rule = walk_filesystem(policy, p.dentry, scope);
+		rcu_read_unlock();
 		if (rule)
 			break;
 		cond_resched();
 	}
 	path_put(&p);
 	return rule;
+}
+
+/**
+ * denywrite_policy_walk_rcu - the walk of denywrite_policy_walk() on the
+ *                             file's own filesystem
+ * @policy: the policy
+ * @path: the file's path
+ * @scope: DENYWRITE_SCOPE_* bits the rule must have one of; some rule
+ *         other than the root rule has one of them
+ *
+ * The part of the walk that never sleeps: the file and its ancestors up to
+ * the root of its filesystem, where most walks end, at the file's rule or
+ * at the root.  Each filesystem is walked by walk_filesystem(), which
+ * writes nothing to memory shared with other CPUs unless a rename races
+ * with it.
+ *
+ * Context: in an RCU read-side section (or the policy's SRCU section and
+ * an RCU one).
+ * Return: the rule, NULL if none covers the file (@path has no mount, and
+ * the root rule does not have @scope), or ERR_PTR(-EAGAIN) if the walk
+ * has to go on across mounts: denywrite_policy_walk_mounts().
+ */
+const struct denywrite_rule *
+denywrite_policy_walk_rcu(const struct denywrite_policy *policy,
+			  const struct path *path, u8 scope)
+{
+	const struct denywrite_rule *rule;
+
+	rule = walk_filesystem(policy, path->dentry, scope);
+	if (rule)
+		return rule;
+	if (path->mnt)
+		return ERR_PTR(-EAGAIN);
+	return denywrite_policy_root(policy, scope);
+}
+
+/**
+ * denywrite_policy_walk_mounts - the rest of denywrite_policy_walk()
+ * @policy: the policy
+ * @path: the file's path, whose own filesystem has no rule with @scope
+ *        on the file or its ancestors (denywrite_policy_walk_rcu())
+ * @scope: DENYWRITE_SCOPE_* bits the rule must have one of
+ *
+ * Context: may sleep; in the policy's SRCU read-side section.
+ * Return: the rule, valid inside the caller's SRCU read-side section, or
+ * NULL.
+ */
+const struct denywrite_rule *
+denywrite_policy_walk_mounts(const struct denywrite_policy *policy,
+			     const struct path *path, u8 scope)
+{
+	return walk_mounts(policy, path, scope) ?:
+	       denywrite_policy_root(policy, scope);
 }
 
 /**
@@ -1184,14 +1274,11 @@ walk_mounts(const struct denywrite_policy *policy, const struct path *path,
  * above it), then goes on from the mountpoint of the mount in its parent
  * mount, up to a mount that has no parent: the root of a mount namespace
  * or of a detached tree.  It takes the first rule found with @scope, else
- * the root rule if it has @scope.
+ * the root rule if it has @scope.  Crossing to the parent mount takes
+ * references; most walks end on the file's own filesystem, at its rule or
+ * at the root, and cross nothing.
  *
- * Each filesystem is walked by walk_filesystem(), which writes nothing to
- * memory shared with other CPUs unless a rename races with it.  Crossing to
- * the parent mount takes references (walk_mounts()); most walks end on the
- * file's own filesystem, at its rule or at the root, and cross nothing.
- *
- * Context: may sleep.
+ * Context: may sleep; in the policy's SRCU read-side section.
  * Return: the rule, valid inside the caller's SRCU read-side section, or
  * NULL.
  */
@@ -1201,8 +1288,10 @@ denywrite_policy_walk(const struct denywrite_policy *policy,
 {
 	const struct denywrite_rule *rule;
 
-	rule = walk_filesystem(policy, path->dentry, scope);
-	if (!rule && path->mnt)
-		rule = walk_mounts(policy, path, scope);
-	return rule ?: denywrite_policy_root(policy, scope);
+	rcu_read_lock();
+	rule = denywrite_policy_walk_rcu(policy, path, scope);
+	rcu_read_unlock();
+	if (IS_ERR(rule))
+		rule = denywrite_policy_walk_mounts(policy, path, scope);
+	return rule;
 }

@@ -9,6 +9,7 @@
 #include <linux/bits.h>
 #include <linux/fs.h>
 #include <linux/path.h>
+#include <linux/rcupdate.h>
 #include <linux/seq_file.h>
 #include <linux/srcu.h>
 #include <linux/types.h>
@@ -30,6 +31,8 @@
  * byte may be escaped (four bytes each), newline.
  */
 #define DENYWRITE_RULE_LINE_MAX	(4 * PATH_MAX + 32)
+/* At least 64 slots in a policy's index of its rules (1 << this). */
+#define DENYWRITE_INDEX_MIN_BITS	6
 /* The rules an unmount removed that the gone file lists, the newest. */
 #define DENYWRITE_GONE_MAX	64
 
@@ -71,9 +74,13 @@ struct denywrite_rule {
  * struct denywrite_policy - an immutable set of rules
  * @root: the root rule, or NULL
  * @index: the other rules, by the address of their inode: an open
- *         addressing hash table of 1 << @index_bits slots, at most half full
+ *         addressing hash table of 1 << @index_bits slots, at most a
+ *         quarter full and at least 1 << DENYWRITE_INDEX_MIN_BITS
  * @index_bits: log2 of the number of slots of @index
  * @scopes: union of the rules' scopes
+ * @file_scopes: union of the scopes of the rules in @index whose object is
+ *               not a directory; the walk from a file that is not a
+ *               directory starts at its parent for another scope
  * @walk_scopes: union of the scopes of the rules in @index; a lookup for
  *               another scope needs no walk up the tree
  * @sha256: digest of the policy as the rules file prints it
@@ -82,14 +89,17 @@ struct denywrite_rule {
  *
  * A policy is never changed once published (but for the @gone mark of its
  * rules): writers build a new one and swap it in, readers use it inside
- * denywrite_policy_srcu read-side critical sections.  SRCU rather than RCU
- * because a lookup may sleep (see denywrite_policy_walk()).
+ * denywrite_policy_srcu read-side critical sections, or RCU ones for what
+ * never sleeps: a lookup may sleep to cross mounts (see
+ * denywrite_policy_walk()), and a writer frees a policy once readers of
+ * both kinds are done with it.
  */
 struct denywrite_policy {
 	const struct denywrite_rule *root;
 	const struct denywrite_rule **index;
 	unsigned int index_bits;
 	u8 scopes;
+	u8 file_scopes;
 	u8 walk_scopes;
 	u8 sha256[32];
 	size_t count;
@@ -111,6 +121,7 @@ struct denywrite_policy_change {
 };
 
 extern struct srcu_struct denywrite_policy_srcu;
+extern struct denywrite_policy __rcu *denywrite_policy_now;
 extern u8 denywrite_policy_scopes_now;
 extern u16 denywrite_policy_root_now;
 
@@ -163,9 +174,31 @@ denywrite_policy_root(const struct denywrite_policy *policy, u8 scope)
 	return NULL;
 }
 
+/**
+ * denywrite_policy_current - the published policy
+ *
+ * Call inside srcu_read_lock(&denywrite_policy_srcu) or rcu_read_lock().
+ * Inline: every executable mapping under a rule other than the root rule
+ * reads it.
+ *
+ * Return: the policy, or NULL before the first one is published.
+ */
+static inline struct denywrite_policy *denywrite_policy_current(void)
+{
+	return srcu_dereference_check(denywrite_policy_now,
+				      &denywrite_policy_srcu,
+				      rcu_read_lock_held());
+}
+
 const struct denywrite_rule *
 denywrite_policy_walk(const struct denywrite_policy *policy,
 		      const struct path *path, u8 scope);
+const struct denywrite_rule *
+denywrite_policy_walk_rcu(const struct denywrite_policy *policy,
+			  const struct path *path, u8 scope);
+const struct denywrite_rule *
+denywrite_policy_walk_mounts(const struct denywrite_policy *policy,
+			     const struct path *path, u8 scope);
 
 /**
  * denywrite_policy_match - most specific rule covering @path
@@ -194,11 +227,31 @@ denywrite_policy_match(const struct denywrite_policy *policy,
 	return denywrite_policy_root(policy, scope);
 }
 
+/**
+ * denywrite_policy_match_rcu - denywrite_policy_match() without sleeping
+ * @policy: the policy, or NULL
+ * @path: the file's path
+ * @scope: DENYWRITE_SCOPE_* bits the rule must have one of
+ *
+ * Context: in an RCU read-side section, where @policy was read.
+ * Return: as denywrite_policy_match(), or ERR_PTR(-EAGAIN) if the walk
+ * has to cross mounts (denywrite_policy_walk_rcu()).
+ */
+static inline const struct denywrite_rule *
+denywrite_policy_match_rcu(const struct denywrite_policy *policy,
+			   const struct path *path, u8 scope)
+{
+	if (!policy || !(policy->scopes & scope))
+		return NULL;
+	if (policy->walk_scopes & scope)
+		return denywrite_policy_walk_rcu(policy, path, scope);
+	return denywrite_policy_root(policy, scope);
+}
+
 int denywrite_parse_rule(char *line, struct denywrite_rule_spec *spec);
 int denywrite_rule_format(const struct denywrite_rule *rule, char *buf,
 			  size_t size);
 const char *denywrite_scope_name(u8 scope);
-struct denywrite_policy *denywrite_policy_current(void);
 int denywrite_policy_load(char *text, struct denywrite_policy_change *ch);
 int denywrite_policy_add(char *line, struct denywrite_policy_change *ch);
 int denywrite_policy_del(char *text, struct denywrite_policy_change *ch);

@@ -6,7 +6,11 @@
 #include <kunit/test.h>
 #include <linux/dcache.h>
 #include <linux/err.h>
+#include <linux/hash.h>
 #include <linux/limits.h>
+#include <linux/mount.h>
+#include <linux/path.h>
+#include <linux/rcupdate.h>
 #include <linux/slab.h>
 #include <linux/string.h>
 
@@ -268,7 +272,7 @@ static void policy_index_finds_every_rule(struct kunit *test)
 	p = fake_policy(test, n, dentries, inodes);
 	KUNIT_ASSERT_EQ(test, denywrite_policy_finish(p), 0);
 	KUNIT_EXPECT_EQ(test, p->walk_scopes, DENYWRITE_SCOPE_ALL);
-	KUNIT_EXPECT_GE(test, 1UL << p->index_bits, 2 * n);
+	KUNIT_EXPECT_GE(test, 1UL << p->index_bits, 4 * n);
 	for (i = 0; i < n; i++)
 		KUNIT_EXPECT_PTR_EQ(test, denywrite_policy_find(p, &dentries[i]),
 				    &p->rules[i]);
@@ -277,6 +281,143 @@ static void policy_index_finds_every_rule(struct kunit *test)
 	/* A rule whose filesystem went away matches nothing. */
 	p->rules[0].gone = true;
 	KUNIT_EXPECT_NULL(test, denywrite_policy_find(p, &dentries[0]));
+	free_fake(p);
+}
+
+/*
+ * The walk on a filesystem finds the nearest rule with the scope asked,
+ * and passes over the rules of another scope.  The rules name
+ * directories: the walk from the file starts at its parent.
+ */
+static void policy_walk_finds_the_nearest_rule(struct kunit *test)
+{
+	size_t n = DENYWRITE_MAX_RULES, i;
+	struct dentry *dentries = kunit_kcalloc(test, n + 2, sizeof(*dentries),
+						GFP_KERNEL);
+	char *inodes = kunit_kzalloc(test, (n + 2) * 64, GFP_KERNEL);
+	struct vfsmount *mnt = kunit_kzalloc(test, sizeof(*mnt), GFP_KERNEL);
+	struct dentry *top, *file;
+	struct denywrite_policy *p;
+	struct path path = {};
+
+	KUNIT_ASSERT_NOT_NULL(test, dentries);
+	KUNIT_ASSERT_NOT_NULL(test, inodes);
+	KUNIT_ASSERT_NOT_NULL(test, mnt);
+	p = fake_policy(test, n, dentries, inodes);
+	for (i = 0; i < n; i++)
+		((struct inode *)(inodes + i * 64))->i_mode = S_IFDIR | 0755;
+	KUNIT_ASSERT_EQ(test, denywrite_policy_finish(p), 0);
+	KUNIT_EXPECT_EQ(test, p->file_scopes, 0);
+	top = &dentries[n];
+	top->d_parent = top;
+	top->d_inode = (struct inode *)(inodes + n * 64);
+	file = &dentries[n + 1];
+	file->d_inode = (struct inode *)(inodes + (n + 1) * 64);
+	path.dentry = file;
+	rcu_read_lock();
+	for (i = 0; i < n; i++) {
+		u8 scope = p->rules[i].scope;
+
+		dentries[i].d_parent = top;
+		file->d_parent = &dentries[i];
+		path.mnt = NULL;
+		KUNIT_EXPECT_PTR_EQ(test,
+				    denywrite_policy_walk_rcu(p, &path, scope),
+				    &p->rules[i]);
+		KUNIT_EXPECT_NULL(test,
+				  denywrite_policy_walk_rcu(p, &path,
+							    scope ^ DENYWRITE_SCOPE_ALL));
+		/* With a mount, the walk goes on across mounts. */
+		path.mnt = mnt;
+		KUNIT_EXPECT_PTR_EQ(test,
+				    denywrite_policy_walk_rcu(p, &path,
+							      scope ^ DENYWRITE_SCOPE_ALL),
+				    ERR_PTR(-EAGAIN));
+	}
+	rcu_read_unlock();
+	free_fake(p);
+}
+
+/*
+ * Two rules whose objects have one home slot in the index: the walk finds
+ * the second one past the first (index_probe_on()).
+ */
+static void policy_walk_finds_a_rule_past_a_collision(struct kunit *test)
+{
+	size_t n = 1024, k;
+	char *inodes = kunit_kzalloc(test, n * 64, GFP_KERNEL);
+	struct dentry *dentries = kunit_kcalloc(test, 3, sizeof(*dentries),
+						GFP_KERNEL);
+	struct denywrite_policy *p;
+	struct path path = {};
+	u32 home;
+
+	KUNIT_ASSERT_NOT_NULL(test, inodes);
+	KUNIT_ASSERT_NOT_NULL(test, dentries);
+	home = hash_ptr(inodes, DENYWRITE_INDEX_MIN_BITS);
+	for (k = 1; k < n; k++)
+		if (hash_ptr(inodes + k * 64, DENYWRITE_INDEX_MIN_BITS) == home)
+			break;
+	KUNIT_ASSERT_LT(test, k, n);
+	p = fake_policy(test, 2, dentries, inodes);
+	p->rules[1].inode = (struct inode *)(inodes + k * 64);
+	dentries[1].d_inode = p->rules[1].inode;
+	p->rules[0].inode->i_mode = S_IFDIR | 0755;
+	p->rules[1].inode->i_mode = S_IFDIR | 0755;
+	KUNIT_ASSERT_EQ(test, denywrite_policy_finish(p), 0);
+	KUNIT_ASSERT_EQ(test, p->index_bits, DENYWRITE_INDEX_MIN_BITS);
+	KUNIT_EXPECT_PTR_EQ(test, p->index[home], &p->rules[0]);
+	dentries[1].d_parent = &dentries[1];
+	dentries[2].d_parent = &dentries[1];
+	path.dentry = &dentries[2];
+	rcu_read_lock();
+	KUNIT_EXPECT_PTR_EQ(test,
+			    denywrite_policy_walk_rcu(p, &path, p->rules[1].scope),
+			    &p->rules[1]);
+	rcu_read_unlock();
+	free_fake(p);
+}
+
+/* A rule on a file that is not a directory covers it: the walk starts there. */
+static void policy_walk_finds_a_rule_on_the_file_itself(struct kunit *test)
+{
+	struct dentry *dentries = kunit_kcalloc(test, 2, sizeof(*dentries),
+						GFP_KERNEL);
+	char *inodes = kunit_kzalloc(test, 2 * 64, GFP_KERNEL);
+	struct denywrite_policy *p;
+	struct path path = {};
+
+	KUNIT_ASSERT_NOT_NULL(test, dentries);
+	KUNIT_ASSERT_NOT_NULL(test, inodes);
+	p = fake_policy(test, 1, dentries, inodes);
+	((struct inode *)inodes)->i_mode = S_IFREG | 0755;
+	KUNIT_ASSERT_EQ(test, denywrite_policy_finish(p), 0);
+	KUNIT_EXPECT_EQ(test, p->file_scopes, p->rules[0].scope);
+	dentries[1].d_inode = (struct inode *)(inodes + 64);
+	dentries[1].d_inode->i_mode = S_IFDIR | 0755;
+	dentries[1].d_flags = DCACHE_DIRECTORY_TYPE;
+	dentries[1].d_parent = &dentries[1];
+	dentries[0].d_parent = &dentries[1];
+	path.dentry = &dentries[0];
+	rcu_read_lock();
+	KUNIT_EXPECT_PTR_EQ(test,
+			    denywrite_policy_walk_rcu(p, &path, p->rules[0].scope),
+			    &p->rules[0]);
+	rcu_read_unlock();
+	free_fake(p);
+}
+
+/* A policy of one rule has an index of DENYWRITE_INDEX_MIN_BITS. */
+static void policy_index_of_one_rule_has_room(struct kunit *test)
+{
+	struct dentry dentry = {};
+	char *inodes = kunit_kzalloc(test, 64, GFP_KERNEL);
+	struct denywrite_policy *p;
+
+	KUNIT_ASSERT_NOT_NULL(test, inodes);
+	p = fake_policy(test, 1, &dentry, inodes);
+	KUNIT_ASSERT_EQ(test, denywrite_policy_finish(p), 0);
+	KUNIT_EXPECT_EQ(test, p->index_bits, DENYWRITE_INDEX_MIN_BITS);
 	free_fake(p);
 }
 
@@ -312,6 +453,10 @@ static struct kunit_case denywrite_policy_cases[] = {
 	KUNIT_CASE(policy_root_rule),
 	KUNIT_CASE(policy_index_finds_every_rule),
 	KUNIT_CASE(policy_index_refuses_duplicates),
+	KUNIT_CASE(policy_walk_finds_the_nearest_rule),
+	KUNIT_CASE(policy_walk_finds_a_rule_past_a_collision),
+	KUNIT_CASE(policy_walk_finds_a_rule_on_the_file_itself),
+	KUNIT_CASE(policy_index_of_one_rule_has_room),
 	KUNIT_CASE(policy_errors_change_nothing),
 	KUNIT_CASE(policy_too_many_rules),
 	KUNIT_CASE(policy_blank_lines_do_not_count),

@@ -498,6 +498,45 @@ int case_lib_outside(struct ctx *c, const void *arg, char *why,
 	return r;
 }
 
+/* --- a lib rule above a mount ------------------------------------------ */
+
+#define MNT_SO PRM_MNT "/sub/lib.so"
+
+/* The tmpfs of prep_mount(), with a copy of libdwtest.so in it. */
+int prep_mount_lib(struct ctx *c, const void *arg, char *why, size_t whylen)
+{
+	if (prep_mount(c, arg, why, whylen))
+		return -1;
+	if (copy_fresh(GUEST_LIB, MNT_SO, 0755))
+		return say(why, whylen, "copy libdwtest.so to", MNT_SO);
+	return 0;
+}
+
+/*
+ * A library on a filesystem mounted in PRM_DIR: a rule reaches it only if
+ * the walk from it crosses the mount.  Its executable mapping while it is
+ * open for writing is refused exactly when a rule covers it (@arg), then
+ * it is mapped, and the verdict on a write of it is returned.
+ */
+int case_lib_across_mount(struct ctx *c, const void *arg, char *why,
+			  size_t whylen)
+{
+	const struct across_mount_arg *a = arg;
+	int w, r;
+
+	w = ctx_fd(c, open(MNT_SO, O_WRONLY | O_CLOEXEC));
+	if (w < 0)
+		return say(why, whylen, "open O_WRONLY", MNT_SO);
+	r = ctx_map(c, MNT_SO, PROT_READ | PROT_EXEC, NULL) ? 0 : errno;
+	if (expect("mmap PROT_EXEC while open for writing", r,
+		   a->covered ? ETXTBSY : 0, why, whylen))
+		return -1;
+	ctx_close(c, w);
+	if (hold(c, true, MNT_SO, why, whylen))
+		return -1;
+	return probe_write(MNT_SO);
+}
+
 /* --- the protected count ----------------------------------------------- */
 
 static int protected_is(long long want, const char *when, char *why,

@@ -88,6 +88,8 @@ static const struct mm_map_arg mm_alone = { false }, mm_writer = { true };
 static const struct lib_outside_arg parent_dir = {
 	"/usr/lib/dwprm-outside.so", OUTSIDE_DIR "/dwprm-inside.so"
 }, name_prefix = { "/usr/lib/dwtestprm.so", OUTSIDE_DIR "/dwprm-inside.so" };
+static const struct across_mount_arg mount_covered = { true },
+	mount_uncovered = { false };
 static const struct audit_arg a_write = { AO_WRITE },
 	a_truncate = { AO_TRUNCATE }, a_exec = { AO_EXEC }, a_mmap = { AO_MMAP };
 static const struct audit_count_arg old_fd_writes = { AW_OLD_FD },
@@ -208,6 +210,15 @@ static const struct row rows[] = {
 	{ "lib_rule_leaves_mapped_file_extending_its_name_writable",
 	  ENF, "lib " OUTSIDE_DIR, prep_usrlib, case_lib_outside, &name_prefix,
 	  0, WRITES(1), NULL },
+	/* A lib rule covers the filesystems mounted beneath its directory:
+	 * an executable mapping's walk crosses the mount to find it, or
+	 * finds none above the mount. */
+	{ "write_of_library_mapped_on_mount_beneath_lib_rule", ENF,
+	  "lib " PRM_DIR, prep_mount_lib, case_lib_across_mount,
+	  &mount_covered, ETXTBSY, { 1, 0, 0, 1, 0 }, NULL },
+	{ "write_of_library_mapped_on_mount_beside_lib_rule", ENF, LIB_LIB,
+	  prep_mount_lib, case_lib_across_mount, &mount_uncovered, 0,
+	  NO_MOVES, NULL },
 
 	/* stats: protected counts inodes, exactly. */
 	{ "protected_count_rises_by_one_per_running_file_and_returns_to_baseline",

@@ -163,6 +163,8 @@ int case_execveat(struct ctx *c, const void *arg, char *why, size_t whylen);
 int case_mm_map(struct ctx *c, const void *arg, char *why, size_t whylen);
 int case_lib_outside(struct ctx *c, const void *arg, char *why,
 		     size_t whylen);
+int case_lib_across_mount(struct ctx *c, const void *arg, char *why,
+			  size_t whylen);
 int case_protected_count(struct ctx *c, const void *arg, char *why,
 			 size_t whylen);
 int case_audit_record(struct ctx *c, const void *arg, char *why,
@@ -175,6 +177,7 @@ int case_query(struct ctx *c, const void *arg, char *why, size_t whylen);
 int prep_mount(struct ctx *c, const void *arg, char *why, size_t whylen);
 int prep_binfmt(struct ctx *c, const void *arg, char *why, size_t whylen);
 int prep_usrlib(struct ctx *c, const void *arg, char *why, size_t whylen);
+int prep_mount_lib(struct ctx *c, const void *arg, char *why, size_t whylen);
 int prep_query(struct ctx *c, const void *arg, char *why, size_t whylen);
 
 /* Arguments of the cases, in the rows of promises.c. */
@@ -208,6 +211,9 @@ struct execveat_arg {
 };
 struct mm_map_arg {
 	bool writer;
+};
+struct across_mount_arg {
+	bool covered; /* a rule above the mount covers the library on it */
 };
 struct lib_outside_arg {
 	const char *outside; /* mapped: must stay writable */
