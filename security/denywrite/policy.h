@@ -200,6 +200,23 @@ const struct denywrite_rule *
 denywrite_policy_walk_mounts(const struct denywrite_policy *policy,
 			     const struct path *path, u8 scope);
 
+/*
+ * Does a lookup in @policy for @scope need a walk?  If not, @rule is set
+ * to its answer: the root rule if it has @scope, else NULL.
+ */
+static inline bool denywrite_policy_walks(const struct denywrite_policy *policy,
+					  u8 scope,
+					  const struct denywrite_rule **rule)
+{
+	*rule = NULL;
+	if (!policy || !(policy->scopes & scope))
+		return false;
+	if (policy->walk_scopes & scope)
+		return true;
+	*rule = denywrite_policy_root(policy, scope);
+	return false;
+}
+
 /**
  * denywrite_policy_match - most specific rule covering @path
  * @policy: the policy, or NULL
@@ -220,11 +237,11 @@ static inline const struct denywrite_rule *
 denywrite_policy_match(const struct denywrite_policy *policy,
 		       const struct path *path, u8 scope)
 {
-	if (!policy || !(policy->scopes & scope))
-		return NULL;
-	if (policy->walk_scopes & scope)
+	const struct denywrite_rule *rule;
+
+	if (denywrite_policy_walks(policy, scope, &rule))
 		return denywrite_policy_walk(policy, path, scope);
-	return denywrite_policy_root(policy, scope);
+	return rule;
 }
 
 /**
@@ -241,11 +258,11 @@ static inline const struct denywrite_rule *
 denywrite_policy_match_rcu(const struct denywrite_policy *policy,
 			   const struct path *path, u8 scope)
 {
-	if (!policy || !(policy->scopes & scope))
-		return NULL;
-	if (policy->walk_scopes & scope)
+	const struct denywrite_rule *rule;
+
+	if (denywrite_policy_walks(policy, scope, &rule))
 		return denywrite_policy_walk_rcu(policy, path, scope);
-	return denywrite_policy_root(policy, scope);
+	return rule;
 }
 
 int denywrite_parse_rule(char *line, struct denywrite_rule_spec *spec);
