@@ -48,8 +48,9 @@
  * policy is made, at most a quarter full, so each step of the walk costs
  * one probe whatever the number of rules; each filesystem is walked under
  * RCU without taking any reference; and a policy whose rules for a scope
- * are all the root rule needs no walk at all.  Nothing is written to memory shared with other
- * CPUs unless a rename or a mount change races with the walk.
+ * are all the root rule needs no walk at all.  Nothing is written to
+ * memory shared with other CPUs unless a rename or a mount change races
+ * with the walk.
  *
  * Policies are immutable once published.  A change resolves its paths
  * first, without a lock (so that a hung automount blocks nothing else),
@@ -443,14 +444,40 @@ index_slot(const struct denywrite_policy *policy, const struct inode *inode)
 	return &policy->index[i];
 }
 
+/*
+ * The rule on @inode, whose home slot in the index holds another rule's:
+ * out of line, as such a collision is rare in an index a quarter full.
+ */
+static noinline const struct denywrite_rule *
+index_probe_on(const struct denywrite_policy *policy, const struct inode *inode)
+{
+	return *index_slot(policy, inode);
+}
+
+/*
+ * The rule whose object is @inode in @policy's index, gone or not, or
+ * NULL.  Inline, as the walk calls it at each directory: its home slot is
+ * read here, and most often empty; the probe on is index_probe_on().
+ */
+static __always_inline const struct denywrite_rule *
+index_lookup(const struct denywrite_policy *policy, const struct inode *inode)
+{
+	const struct denywrite_rule *rule;
+
+	rule = policy->index[hash_ptr(inode, policy->index_bits)];
+	if (unlikely(rule) && READ_ONCE(rule->inode) != inode)
+		rule = index_probe_on(policy, inode);
+	return rule;
+}
+
 #if IS_ENABLED(CONFIG_KUNIT)
 /**
  * denywrite_policy_find - the rule on @dentry's object itself
  * @policy: an indexed policy (see denywrite_policy_finish())
  * @dentry: the object
  *
- * The index alone, for the KUnit tests; the walk reads it inline
- * (walk_dentries()).
+ * The index alone, for the KUnit tests, read as the walk reads it
+ * (index_lookup()).
  *
  * Return: the rule whose object is @dentry's inode, or NULL; never the
  * root rule, nor a rule whose filesystem went away.
@@ -464,7 +491,7 @@ denywrite_policy_find(const struct denywrite_policy *policy,
 
 	if (!policy->index || !inode)
 		return NULL;
-	rule = *index_slot(policy, inode);
+	rule = index_lookup(policy, inode);
 	return rule && !READ_ONCE(rule->gone) ? rule : NULL;
 }
 #endif
@@ -1088,16 +1115,6 @@ int __init denywrite_policy_classic(void)
 }
 
 /*
- * The rule on @inode, whose home slot in the index holds another rule's:
- * out of line, as such a collision is rare in an index a quarter full.
- */
-static noinline const struct denywrite_rule *
-index_probe_on(const struct denywrite_policy *policy, const struct inode *inode)
-{
-	return *index_slot(policy, inode);
-}
-
-/*
  * The rule on @dentry or on one of its ancestors in its filesystem, with
  * @scope, or NULL.  Unlocked, give up (ERR_PTR(-EAGAIN)) as soon as @seq
  * says a rename raced with the walk: a walk that sees renames half done
@@ -1112,8 +1129,6 @@ walk_dentries(const struct denywrite_policy *policy,
 	      const struct dentry *dentry, u8 scope, unsigned int seq,
 	      bool locked)
 {
-	const struct denywrite_rule **index = policy->index;
-	unsigned int bits = policy->index_bits;
 	const struct denywrite_rule *rule;
 	const struct dentry *parent;
 	unsigned int n = 0;
@@ -1128,14 +1143,10 @@ walk_dentries(const struct denywrite_policy *policy,
 	for (;;) {
 		const struct inode *inode = d_inode_rcu(dentry);
 
-		rule = inode ? index[hash_ptr(inode, bits)] : NULL;
-		if (unlikely(rule)) {
-			if (READ_ONCE(rule->inode) != inode)
-				rule = index_probe_on(policy, inode);
-			if (rule && !READ_ONCE(rule->gone) &&
-			    (rule->scope & scope))
-				return rule;
-		}
+		rule = inode ? index_lookup(policy, inode) : NULL;
+		if (unlikely(rule) && !READ_ONCE(rule->gone) &&
+		    (rule->scope & scope))
+			return rule;
 		parent = READ_ONCE(dentry->d_parent);
 		if (parent == dentry)
 			return NULL;
